@@ -1,0 +1,210 @@
+package bootstrap_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gatewire/gatewire/services/infra/bootstrap"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden .out.yaml files")
+
+// renderCase is the .in.yaml of a golden case: the options to render with.
+type renderCase struct {
+	Cluster    string `json:"cluster"`
+	NodeID     string `json:"nodeID"`
+	XDSAddress string `json:"xdsAddress"`
+	AdminPort  uint32 `json:"adminPort"`
+}
+
+// TestRenderGolden renders testdata/render/<case>.in.yaml and compares the YAML
+// with <case>.out.yaml; go test -update rewrites the .out.yaml files.
+func TestRenderGolden(t *testing.T) {
+	inputs, err := filepath.Glob("testdata/render/*.in.yaml")
+	if err != nil || len(inputs) == 0 {
+		t.Fatalf("no golden cases: %v", err)
+	}
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".in.yaml")
+		t.Run(name, func(t *testing.T) {
+			var c renderCase
+			readYAML(t, in, &c)
+			b, err := bootstrap.Render(bootstrap.Options{
+				Cluster: c.Cluster, NodeID: c.NodeID, XDSAddress: c.XDSAddress, AdminPort: c.AdminPort,
+			})
+			if err != nil {
+				t.Fatalf("Render: %v", err)
+			}
+			got, err := bootstrap.MarshalYAML(b)
+			if err != nil {
+				t.Fatalf("MarshalYAML: %v", err)
+			}
+			compareGolden(t, strings.TrimSuffix(in, ".in.yaml")+".out.yaml", got)
+			checkEnvoyReads(t, got, c)
+		})
+	}
+}
+
+func readYAML(t *testing.T, path string, into any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(data, into); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func compareGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update rewrites it); got:\n%s", path, got)
+	}
+}
+
+// checkEnvoyReads parses the YAML the way Envoy does (YAML to JSON to proto)
+// and checks what makes an Envoy reach the right xds server for its gateway.
+func checkEnvoyReads(t *testing.T, data []byte, c renderCase) {
+	t.Helper()
+	raw, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		t.Fatalf("YAMLToJSON: %v", err)
+	}
+	b := &bootstrapv3.Bootstrap{}
+	if err := protojson.Unmarshal(raw, b); err != nil {
+		t.Fatalf("protojson.Unmarshal: %v", err)
+	}
+	if err := b.ValidateAll(); err != nil {
+		t.Fatalf("ValidateAll: %v", err)
+	}
+	if got := b.GetNode().GetCluster(); got != c.Cluster {
+		t.Errorf("node.cluster = %q, want %q", got, c.Cluster)
+	}
+	ads := b.GetDynamicResources().GetAdsConfig()
+	if ads.GetApiType() != corev3.ApiConfigSource_GRPC || ads.GetTransportApiVersion() != corev3.ApiVersion_V3 {
+		t.Errorf("ads_config = %v, want GRPC over V3", ads)
+	}
+	if got := ads.GetGrpcServices()[0].GetEnvoyGrpc().GetClusterName(); got != bootstrap.XDSClusterName {
+		t.Errorf("ads cluster = %q, want %q", got, bootstrap.XDSClusterName)
+	}
+	for _, src := range []*corev3.ConfigSource{b.GetDynamicResources().GetLdsConfig(), b.GetDynamicResources().GetCdsConfig()} {
+		if src.GetAds() == nil || src.GetResourceApiVersion() != corev3.ApiVersion_V3 {
+			t.Errorf("lds/cds config = %v, want ads with V3", src)
+		}
+	}
+	checkXDSCluster(t, b, c.XDSAddress)
+}
+
+func checkXDSCluster(t *testing.T, b *bootstrapv3.Bootstrap, address string) {
+	t.Helper()
+	clusters := b.GetStaticResources().GetClusters()
+	if len(clusters) != 1 || clusters[0].GetName() != bootstrap.XDSClusterName {
+		t.Fatalf("static clusters = %v, want only %s", clusters, bootstrap.XDSClusterName)
+	}
+	sa := clusters[0].GetLoadAssignment().GetEndpoints()[0].GetLbEndpoints()[0].GetEndpoint().GetAddress().GetSocketAddress()
+	got := net.JoinHostPort(sa.GetAddress(), strconv.FormatUint(uint64(sa.GetPortValue()), 10))
+	if address == "" {
+		address = bootstrap.DefaultXDSAddress
+	}
+	if got != address {
+		t.Errorf("xds cluster address = %s, want %s", got, address)
+	}
+	if _, ok := clusters[0].GetTypedExtensionProtocolOptions()["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"]; !ok {
+		t.Errorf("xds cluster has no HttpProtocolOptions (HTTP/2 is required for gRPC)")
+	}
+}
+
+func TestRenderDefaults(t *testing.T) {
+	b, err := bootstrap.Render(bootstrap.Options{Cluster: "default/eg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.GetNode().GetId(), "default/eg/"+host; got != want {
+		t.Errorf("node.id = %q, want %q", got, want)
+	}
+	checkXDSCluster(t, b, bootstrap.DefaultXDSAddress)
+	if got := b.GetStaticResources().GetClusters()[0].GetType(); got != clusterv3.Cluster_STATIC {
+		t.Errorf("cluster type = %v, want STATIC for an IP address", got)
+	}
+}
+
+func TestRenderRejects(t *testing.T) {
+	for name, opts := range map[string]bootstrap.Options{
+		"empty cluster":      {NodeID: "x"},
+		"cluster no slash":   {Cluster: "eg", NodeID: "x"},
+		"cluster no gateway": {Cluster: "default/", NodeID: "x"},
+		"cluster two slashs": {Cluster: "a/b/c", NodeID: "x"},
+		"address no port":    {Cluster: "default/eg", NodeID: "x", XDSAddress: "localhost"},
+		"address no host":    {Cluster: "default/eg", NodeID: "x", XDSAddress: ":18000"},
+		"address port zero":  {Cluster: "default/eg", NodeID: "x", XDSAddress: "localhost:0"},
+		"address port big":   {Cluster: "default/eg", NodeID: "x", XDSAddress: "localhost:70000"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if b, err := bootstrap.Render(opts); err == nil {
+				t.Errorf("Render(%+v) = %v, want an error", opts, b)
+			}
+		})
+	}
+}
+
+// TestMarshalRoundTrip checks that both encodings read back to the same proto
+// and that marshalling twice gives the same bytes.
+func TestMarshalRoundTrip(t *testing.T) {
+	b, err := bootstrap.Render(bootstrap.Options{Cluster: "default/eg", NodeID: "default/eg/a", XDSAddress: "xds:18000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, marshal := range map[string]func(*bootstrapv3.Bootstrap) ([]byte, error){
+		"json": bootstrap.MarshalJSON,
+		"yaml": bootstrap.MarshalYAML,
+	} {
+		t.Run(name, func(t *testing.T) {
+			first, err := marshal(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			second, err := marshal(proto.Clone(b).(*bootstrapv3.Bootstrap))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(first, second) {
+				t.Errorf("two marshals differ:\n%s\n%s", first, second)
+			}
+			back, err := bootstrap.Unmarshal(first)
+			if err != nil {
+				t.Fatalf("Unmarshal: %v", err)
+			}
+			if !proto.Equal(back, b) {
+				t.Errorf("round trip differs:\n got %v\nwant %v", back, b)
+			}
+		})
+	}
+}
