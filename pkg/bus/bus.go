@@ -1,0 +1,176 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Bucket names one of the buckets of DESIGN.md section 2, without the
+// installation prefix.
+type Bucket string
+
+// The buckets.
+const (
+	Resources Bucket = "resources"
+	Status    Bucket = "status"
+	IR        Bucket = "ir"
+	XDS       Bucket = "xds"
+	Infra     Bucket = "infra"
+	Members   Bucket = "members"
+)
+
+// Buckets lists every bucket, in data-flow order.
+var Buckets = []Bucket{Resources, Status, IR, XDS, Infra, Members}
+
+// Errors returned by the bus. They work with errors.Is.
+var (
+	// ErrNotFound: the key has no value (never written, or deleted).
+	ErrNotFound = errors.New("bus: key not found")
+	// ErrStale: the write was refused because the stored value was computed
+	// from a newer source revision. Do not retry it: a newer result is there.
+	ErrStale = errors.New("bus: stored value is newer")
+	// ErrConflict: a compare-and-set on the KV revision lost.
+	ErrConflict = errors.New("bus: revision conflict")
+)
+
+// Bus reads and writes gatewire's buckets over one NATS connection.
+type Bus struct {
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	o       options
+	kv      map[Bucket]jetstream.KeyValue
+	objects jetstream.ObjectStore
+}
+
+type options struct {
+	system    string
+	storage   jetstream.StorageType
+	replicas  int
+	memberTTL time.Duration
+}
+
+// Option configures a Bus.
+type Option func(*options) error
+
+// WithSystem sets the installation name that prefixes every bucket
+// (default "gatewire").
+func WithSystem(name string) Option {
+	return func(o *options) error {
+		if name == "" || !validToken(name) {
+			return fmt.Errorf("bus: system name %q: want letters, digits, '-' or '_'", name)
+		}
+		o.system = name
+		return nil
+	}
+}
+
+// WithReplicas sets how many copies of each bucket a NATS cluster keeps
+// (default 1; 3 in production).
+func WithReplicas(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > 5 {
+			return fmt.Errorf("bus: replicas %d: want 1 to 5", n)
+		}
+		o.replicas = n
+		return nil
+	}
+}
+
+// WithMemoryStorage keeps buckets in memory instead of on disk (tests).
+func WithMemoryStorage() Option {
+	return func(o *options) error { o.storage = jetstream.MemoryStorage; return nil }
+}
+
+// WithMemberTTL sets how long a replica's heartbeat lives in the members
+// bucket (default 5s).
+func WithMemberTTL(d time.Duration) Option {
+	return func(o *options) error {
+		if d < time.Second {
+			return fmt.Errorf("bus: member ttl %s: want at least 1s", d)
+		}
+		o.memberTTL = d
+		return nil
+	}
+}
+
+func validToken(s string) bool {
+	for _, r := range s {
+		ok := r == '-' || r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// New opens the buckets over nc, creating them when missing. It is
+// idempotent: many services may call it at once. The caller keeps ownership
+// of nc.
+func New(ctx context.Context, nc *nats.Conn, opts ...Option) (*Bus, error) {
+	o := options{system: "gatewire", storage: jetstream.FileStorage, replicas: 1, memberTTL: 5 * time.Second}
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("bus: jetstream: %w", err)
+	}
+	b := &Bus{nc: nc, js: js, o: o, kv: make(map[Bucket]jetstream.KeyValue)}
+	for _, bucket := range Buckets {
+		cfg := jetstream.KeyValueConfig{
+			Bucket:      b.BucketName(bucket),
+			Description: "gatewire " + string(bucket),
+			History:     1,
+			Storage:     o.storage,
+			Replicas:    o.replicas,
+		}
+		if bucket == Members {
+			cfg.TTL = o.memberTTL
+		}
+		kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("bus: bucket %s: %w", cfg.Bucket, err)
+		}
+		b.kv[bucket] = kv
+	}
+	b.objects, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+		Bucket:      o.system + "-objects",
+		Description: "gatewire values too large for one message",
+		Storage:     o.storage,
+		Replicas:    o.replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bus: object store %s-objects: %w", o.system, err)
+	}
+	return b, nil
+}
+
+// Conn is the bus's NATS connection.
+func (b *Bus) Conn() *nats.Conn { return b.nc }
+
+// System is the installation name.
+func (b *Bus) System() string { return b.o.system }
+
+// BucketName is the full JetStream name of a bucket: <system>-<bucket>.
+func (b *Bus) BucketName(bucket Bucket) string { return b.o.system + "-" + string(bucket) }
+
+func (b *Bus) stream(bucket Bucket) string { return "KV_" + b.BucketName(bucket) }
+
+func (b *Bus) subject(bucket Bucket, key string) string {
+	return "$KV." + b.BucketName(bucket) + "." + key
+}
+
+func (b *Bus) bucket(bucket Bucket) (jetstream.KeyValue, error) {
+	kv, ok := b.kv[bucket]
+	if !ok {
+		return nil, fmt.Errorf("bus: unknown bucket %q", bucket)
+	}
+	return kv, nil
+}

@@ -1,0 +1,125 @@
+package bus
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/nats-io/nats.go"
+	"go.opentelemetry.io/otel/propagation"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
+
+// Message headers.
+const (
+	HeaderType           = "Gatewire-Type"
+	HeaderSourceRevision = "Gatewire-Source-Revision"
+	HeaderEncoding       = "Gatewire-Encoding"
+	HeaderObject         = "Gatewire-Object"
+	headerOperation      = "KV-Operation"
+	headerExpectedSeq    = "Nats-Expected-Last-Subject-Sequence"
+)
+
+// CompressThreshold is the size past which values are compressed.
+const CompressThreshold = 16 << 10
+
+// headroom is kept free in a message for headers.
+const headroom = 8 << 10
+
+var (
+	encoderOnce sync.Once
+	encoder     *zstd.Encoder
+	decoder     *zstd.Decoder
+)
+
+func codecs() (*zstd.Encoder, *zstd.Decoder) {
+	encoderOnce.Do(func() {
+		encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault))
+		decoder, _ = zstd.NewReader(nil)
+	})
+	return encoder, decoder
+}
+
+var propagator = propagation.TraceContext{}
+
+// headerCarrier adapts nats.Header to propagation.TextMapCarrier.
+type headerCarrier nats.Header
+
+func (c headerCarrier) Get(key string) string { return nats.Header(c).Get(key) }
+func (c headerCarrier) Set(key, value string) { nats.Header(c).Set(key, value) }
+func (c headerCarrier) Keys() []string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// encode marshals msg into a message body and its headers. Large values are
+// compressed, and values still too large are moved to the object store.
+func (b *Bus) encode(ctx context.Context, msg proto.Message) ([]byte, nats.Header, error) {
+	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bus: marshal %s: %w", msg.ProtoReflect().Descriptor().FullName(), err)
+	}
+	h := nats.Header{}
+	h.Set(HeaderType, string(msg.ProtoReflect().Descriptor().FullName()))
+	propagator.Inject(ctx, headerCarrier(h))
+	if len(data) > CompressThreshold {
+		enc, _ := codecs()
+		data = enc.EncodeAll(data, make([]byte, 0, len(data)/4))
+		h.Set(HeaderEncoding, "zstd")
+	}
+	if limit := b.nc.MaxPayload() - headroom; int64(len(data)) > limit {
+		sum := sha256.Sum256(data)
+		name := hex.EncodeToString(sum[:])
+		if _, err := b.objects.PutBytes(ctx, name, data); err != nil {
+			return nil, nil, fmt.Errorf("bus: store large value (%d bytes): %w", len(data), err)
+		}
+		h.Set(HeaderObject, name)
+		data = nil
+	}
+	return data, h, nil
+}
+
+// decode turns a stored message back into its proto value.
+func (b *Bus) decode(ctx context.Context, h nats.Header, data []byte) (proto.Message, error) {
+	typeName := h.Get(HeaderType)
+	if typeName == "" {
+		return nil, fmt.Errorf("bus: value has no %s header", HeaderType)
+	}
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(typeName))
+	if err != nil {
+		return nil, fmt.Errorf("bus: unknown value type %q: %w", typeName, err)
+	}
+	if name := h.Get(HeaderObject); name != "" {
+		if data, err = b.objects.GetBytes(ctx, name); err != nil {
+			return nil, fmt.Errorf("bus: large value %s: %w", name, err)
+		}
+	}
+	if enc := h.Get(HeaderEncoding); enc != "" {
+		if enc != "zstd" {
+			return nil, fmt.Errorf("bus: unknown encoding %q", enc)
+		}
+		_, dec := codecs()
+		if data, err = dec.DecodeAll(data, nil); err != nil {
+			return nil, fmt.Errorf("bus: decompress %s: %w", typeName, err)
+		}
+	}
+	msg := mt.New().Interface()
+	if err := proto.Unmarshal(data, msg); err != nil {
+		return nil, fmt.Errorf("bus: unmarshal %s: %w", typeName, err)
+	}
+	return msg, nil
+}
+
+func sourceRevision(h nats.Header) uint64 {
+	rev, _ := strconv.ParseUint(h.Get(HeaderSourceRevision), 10, 64)
+	return rev
+}

@@ -1,0 +1,47 @@
+// Package bus is gatewire's only channel between services: typed protobuf
+// values in JetStream key-value buckets.
+//
+// Every hand-off is a bucket (see DESIGN.md section 2). The bus is
+// level-based: a reader first receives the latest value of every key, then
+// each change, so a new or restarted replica needs no other state.
+//
+// # Buckets, keys and writers
+//
+//	bucket       key                                   value            written by
+//	resources    <Kind>.<namespace or _>.<name>        busv1.Resource   provider
+//	status       <Kind>.<ns or _>.<name>.<gw ns>.<gw>  busv1.Status     translator
+//	ir           <namespace>.<gateway>                 irv1.Gateway     translator
+//	xds          <namespace>.<gateway>                 busv1.XdsSnapshot translator
+//	infra        <namespace>.<gateway>                 busv1.Proxy      translator
+//	members      translator.<replica id>               busv1.Member     translator (bucket TTL)
+//
+// Bucket names are prefixed with the installation name ("gatewire-resources"),
+// so several installations can share a NATS cluster. Kubernetes names may
+// hold dots, which NATS uses to split subjects: [ResourceKey] and the other
+// key functions write them as underscores, which Kubernetes names never hold,
+// so every key has a fixed number of tokens and can be matched with wildcards.
+//
+// # Headers
+//
+// Every message carries Gatewire-Type (the full name of its proto message, so
+// a tap can decode any value), the W3C trace context of the writer
+// (traceparent, tracestate), and on outputs Gatewire-Source-Revision: the
+// revision of the resources bucket the output was computed from.
+//
+// # Large values
+//
+// Values past [CompressThreshold] are compressed with zstd
+// (Gatewire-Encoding: zstd). Values that are still too large for one NATS
+// message are stored in the <sys>-objects object store under a content
+// address; the KV message then holds only the Gatewire-Object header. Readers
+// of this package never see the difference.
+//
+// # Ordering and staleness
+//
+// Outputs are written with [WithSourceRevision]: the write is a
+// compare-and-set on the key's KV revision and is refused with [ErrStale] when
+// the stored value was computed from a newer source revision, so a slow or
+// partitioned replica never overwrites a newer result.
+//
+// A [Bus] is safe for concurrent use.
+package bus

@@ -1,0 +1,183 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+)
+
+// casAttempts bounds the compare-and-set loop of a source-revision write.
+const casAttempts = 16
+
+// PutOption changes how a value is written.
+type PutOption func(*putOptions)
+
+type putOptions struct {
+	source      uint64
+	hasSource   bool
+	revision    uint64
+	hasRevision bool
+}
+
+// WithSourceRevision stamps an output with the revision of the resources it
+// was computed from. The write is refused with [ErrStale] when the stored
+// value (or deletion) carries a newer source revision.
+func WithSourceRevision(rev uint64) PutOption {
+	return func(o *putOptions) { o.source, o.hasSource = rev, true }
+}
+
+// WithRevision makes the write a compare-and-set on the key's KV revision:
+// it fails with [ErrConflict] unless the key's last revision is rev (0: the
+// key has never been written).
+func WithRevision(rev uint64) PutOption {
+	return func(o *putOptions) { o.revision, o.hasRevision = rev, true }
+}
+
+// last is the newest message of a key, live or deleted.
+type last struct {
+	revision uint64
+	source   uint64
+	deleted  bool
+	object   string
+}
+
+func (b *Bus) last(ctx context.Context, bucket Bucket, key string) (*last, error) {
+	s, err := b.js.Stream(ctx, b.stream(bucket))
+	if err != nil {
+		return nil, fmt.Errorf("bus: stream of %s: %w", b.BucketName(bucket), err)
+	}
+	m, err := s.GetLastMsgForSubject(ctx, b.subject(bucket, key))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return &last{deleted: true}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bus: read %s/%s: %w", b.BucketName(bucket), key, err)
+	}
+	op := m.Header.Get(headerOperation)
+	return &last{
+		revision: m.Sequence,
+		source:   sourceRevision(m.Header),
+		deleted:  op == "DEL" || op == "PURGE",
+		object:   m.Header.Get(HeaderObject),
+	}, nil
+}
+
+// Put writes msg under key and returns the new KV revision.
+func (b *Bus) Put(ctx context.Context, bucket Bucket, key string, msg proto.Message, opts ...PutOption) (uint64, error) {
+	data, h, err := b.encode(ctx, msg)
+	if err != nil {
+		return 0, err
+	}
+	return b.write(ctx, bucket, key, data, h, opts)
+}
+
+// Delete removes key. Deleting a missing key is not an error. With
+// [WithSourceRevision] the deletion is refused with [ErrStale] when the
+// stored value is newer.
+func (b *Bus) Delete(ctx context.Context, bucket Bucket, key string, opts ...PutOption) error {
+	h := nats.Header{}
+	h.Set(headerOperation, "DEL")
+	propagator.Inject(ctx, headerCarrier(h))
+	_, err := b.write(ctx, bucket, key, nil, h, opts)
+	return err
+}
+
+func (b *Bus) write(ctx context.Context, bucket Bucket, key string, data []byte, h nats.Header, opts []PutOption) (uint64, error) {
+	if _, err := b.bucket(bucket); err != nil {
+		return 0, err
+	}
+	var o putOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.hasSource {
+		h.Set(HeaderSourceRevision, strconv.FormatUint(o.source, 10))
+	}
+	for attempt := 0; attempt < casAttempts; attempt++ {
+		m := &nats.Msg{Subject: b.subject(bucket, key), Header: h, Data: data}
+		var prev *last
+		switch {
+		case o.hasRevision:
+			m.Header.Set(headerExpectedSeq, strconv.FormatUint(o.revision, 10))
+		case o.hasSource:
+			var err error
+			if prev, err = b.last(ctx, bucket, key); err != nil {
+				return 0, err
+			}
+			if prev.source > o.source {
+				return 0, fmt.Errorf("%w: %s/%s has source revision %d, this write %d", ErrStale, b.BucketName(bucket), key, prev.source, o.source)
+			}
+			m.Header.Set(headerExpectedSeq, strconv.FormatUint(prev.revision, 10))
+		}
+		ack, err := b.js.PublishMsg(ctx, m)
+		if isWrongSequence(err) {
+			if o.hasRevision {
+				return 0, fmt.Errorf("%w: %s/%s is not at revision %d", ErrConflict, b.BucketName(bucket), key, o.revision)
+			}
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("bus: write %s/%s: %w", b.BucketName(bucket), key, err)
+		}
+		if prev != nil && prev.object != "" && prev.object != h.Get(HeaderObject) {
+			// The old large value is no longer referenced by this key.
+			_ = b.objects.Delete(ctx, prev.object)
+		}
+		return ack.Sequence, nil
+	}
+	return 0, fmt.Errorf("%w: %s/%s changed %d times while writing", ErrConflict, b.BucketName(bucket), key, casAttempts)
+}
+
+func isWrongSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	return apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant
+}
+
+// Get reads the value of key. It fails with [ErrNotFound] when the key has
+// no value.
+func (b *Bus) Get(ctx context.Context, bucket Bucket, key string) (*Entry, error) {
+	s, err := b.js.Stream(ctx, b.stream(bucket))
+	if err != nil {
+		return nil, fmt.Errorf("bus: stream of %s: %w", b.BucketName(bucket), err)
+	}
+	m, err := s.GetLastMsgForSubject(ctx, b.subject(bucket, key))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, fmt.Errorf("%w: %s/%s", ErrNotFound, b.BucketName(bucket), key)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bus: read %s/%s: %w", b.BucketName(bucket), key, err)
+	}
+	e := b.entry(ctx, bucket, key, m.Sequence, m.Header, m.Data)
+	if e.Op == OpDelete {
+		return nil, fmt.Errorf("%w: %s/%s", ErrNotFound, b.BucketName(bucket), key)
+	}
+	return e, e.Err
+}
+
+// Keys lists the keys of bucket that match pattern (NATS wildcards; ">" for
+// all), in no particular order.
+func (b *Bus) Keys(ctx context.Context, bucket Bucket, pattern string) ([]string, error) {
+	kv, err := b.bucket(bucket)
+	if err != nil {
+		return nil, err
+	}
+	lister, err := kv.ListKeysFiltered(ctx, pattern)
+	if err != nil {
+		return nil, fmt.Errorf("bus: keys of %s: %w", b.BucketName(bucket), err)
+	}
+	defer func() { _ = lister.Stop() }()
+	var keys []string
+	for k := range lister.Keys() {
+		keys = append(keys, k)
+	}
+	return keys, nil
+}

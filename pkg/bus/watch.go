@@ -1,0 +1,170 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+)
+
+// Op is what happened to a key.
+type Op int
+
+// The operations.
+const (
+	OpPut Op = iota
+	OpDelete
+)
+
+func (o Op) String() string {
+	if o == OpDelete {
+		return "delete"
+	}
+	return "put"
+}
+
+// Entry is one value of one key. Entries are owned by the receiver.
+type Entry struct {
+	Bucket Bucket
+	Key    string
+	// Revision is the KV revision: the sequence of the bucket's stream,
+	// increasing with every write to any key of the bucket.
+	Revision uint64
+	Op       Op
+	// Value is the decoded value; nil for OpDelete or when Err is set.
+	Value proto.Message
+	// SourceRevision is the resources revision an output was computed from.
+	SourceRevision uint64
+	Header         nats.Header
+	// Err is set when the value could not be decoded; the entry is still
+	// delivered so that the reader can report it.
+	Err error
+}
+
+// Context returns parent carrying the trace context of the entry's writer.
+func (e *Entry) Context(parent context.Context) context.Context {
+	if e == nil || e.Header == nil {
+		return parent
+	}
+	return propagator.Extract(parent, headerCarrier(e.Header))
+}
+
+func (b *Bus) entry(ctx context.Context, bucket Bucket, key string, rev uint64, h nats.Header, data []byte) *Entry {
+	e := &Entry{Bucket: bucket, Key: key, Revision: rev, Header: h, SourceRevision: sourceRevision(h)}
+	switch h.Get(headerOperation) {
+	case "DEL", "PURGE":
+		e.Op = OpDelete
+		return e
+	}
+	e.Value, e.Err = b.decode(ctx, h, data)
+	return e
+}
+
+// Watcher follows the keys of a bucket. See [Bus.Watch].
+type Watcher struct {
+	updates chan *Entry
+	cancel  context.CancelFunc
+	done    chan struct{}
+	once    sync.Once
+}
+
+// Updates delivers first the latest entry of every matching key (deleted
+// keys are left out), then one nil entry that marks the end of that initial
+// sync (also when there was nothing), then every change in order. It is
+// closed when the watch's context is done or Stop is called.
+func (w *Watcher) Updates() <-chan *Entry { return w.updates }
+
+// Stop ends the watch and waits for its goroutine.
+func (w *Watcher) Stop() {
+	w.once.Do(func() {
+		w.cancel()
+		<-w.done
+	})
+}
+
+// Watch follows the keys of bucket that match pattern (NATS wildcards, ">"
+// for all). The watch survives NATS reconnections: it resumes after the last
+// entry it delivered.
+func (b *Bus) Watch(ctx context.Context, bucket Bucket, pattern string) (*Watcher, error) {
+	if _, err := b.bucket(bucket); err != nil {
+		return nil, err
+	}
+	cons, err := b.js.OrderedConsumer(ctx, b.stream(bucket), jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{b.subject(bucket, pattern)},
+		DeliverPolicy:  jetstream.DeliverLastPerSubjectPolicy,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bus: watch %s %s: %w", b.BucketName(bucket), pattern, err)
+	}
+	iter, err := cons.Messages()
+	if err != nil {
+		return nil, fmt.Errorf("bus: watch %s %s: %w", b.BucketName(bucket), pattern, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := &Watcher{updates: make(chan *Entry, 64), cancel: cancel, done: make(chan struct{})}
+	pending := cons.CachedInfo().NumPending
+	go func() {
+		<-ctx.Done()
+		iter.Stop()
+	}()
+	go b.follow(ctx, w, bucket, iter, pending)
+	return w, nil
+}
+
+func (b *Bus) follow(ctx context.Context, w *Watcher, bucket Bucket, iter jetstream.MessagesContext, pending uint64) {
+	defer close(w.done)
+	defer close(w.updates)
+	prefix := b.subject(bucket, "")
+	synced := false
+	send := func(e *Entry) bool {
+		select {
+		case w.updates <- e:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	if pending == 0 {
+		synced = true
+		if !send(nil) {
+			return
+		}
+	}
+	for {
+		m, err := iter.Next()
+		if err != nil {
+			if errors.Is(err, jetstream.ErrMsgIteratorClosed) || ctx.Err() != nil {
+				return
+			}
+			// The ordered consumer recreates itself; do not spin meanwhile.
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case <-ctx.Done():
+				return
+			}
+			continue
+		}
+		meta, err := m.Metadata()
+		if err != nil {
+			continue
+		}
+		e := b.entry(ctx, bucket, strings.TrimPrefix(m.Subject(), prefix), meta.Sequence.Stream, m.Headers(), m.Data())
+		if synced || e.Op != OpDelete {
+			if !send(e) {
+				return
+			}
+		}
+		if !synced && meta.NumPending == 0 {
+			synced = true
+			if !send(nil) {
+				return
+			}
+		}
+	}
+}
