@@ -1,0 +1,140 @@
+package resources
+
+import (
+	"fmt"
+	"slices"
+
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/types"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// The kinds an Index holds, as they appear in resource keys.
+const (
+	KindGatewayClass  = "GatewayClass"
+	KindGateway       = "Gateway"
+	KindHTTPRoute     = "HTTPRoute"
+	KindService       = "Service"
+	KindEndpointSlice = "EndpointSlice"
+	KindNamespace     = "Namespace"
+)
+
+// Index holds the objects of the resources bucket by kind and name, and the
+// reverse references needed to translate one gateway. The zero value is not
+// usable; call [NewIndex].
+type Index struct {
+	classes        map[string]*gatewayv1.GatewayClass
+	gateways       map[types.NamespacedName]*gatewayv1.Gateway
+	httpRoutes     map[types.NamespacedName]*gatewayv1.HTTPRoute
+	services       map[types.NamespacedName]*corev1.Service
+	endpointSlices map[types.NamespacedName]*discoveryv1.EndpointSlice
+	namespaces     map[string]*corev1.Namespace
+
+	// gatewaysByClass: class name → gateways of that class.
+	gatewaysByClass refIndex[string]
+	// routesByGateway: gateway → HTTPRoutes with a parentRef to it.
+	routesByGateway refIndex[types.NamespacedName]
+	// routesByService: Service → HTTPRoutes with a backendRef to it.
+	routesByService refIndex[types.NamespacedName]
+	// slicesByService: Service → EndpointSlices labelled with its name.
+	slicesByService refIndex[types.NamespacedName]
+}
+
+// NewIndex returns an empty Index.
+func NewIndex() *Index {
+	return &Index{
+		classes:         map[string]*gatewayv1.GatewayClass{},
+		gateways:        map[types.NamespacedName]*gatewayv1.Gateway{},
+		httpRoutes:      map[types.NamespacedName]*gatewayv1.HTTPRoute{},
+		services:        map[types.NamespacedName]*corev1.Service{},
+		endpointSlices:  map[types.NamespacedName]*discoveryv1.EndpointSlice{},
+		namespaces:      map[string]*corev1.Namespace{},
+		gatewaysByClass: newRefIndex[string](),
+		routesByGateway: newRefIndex[types.NamespacedName](),
+		routesByService: newRefIndex[types.NamespacedName](),
+		slicesByService: newRefIndex[types.NamespacedName](),
+	}
+}
+
+// Change is what one update of the index affects.
+type Change struct {
+	// Gateways are the gateways whose translation may differ, sorted. They
+	// may name gateways that do not exist (any more).
+	Gateways []types.NamespacedName
+	// GatewayClasses are the classes whose own status may differ, sorted.
+	GatewayClasses []string
+}
+
+// Empty reports whether the change affects nothing.
+func (c Change) Empty() bool { return len(c.Gateways) == 0 && len(c.GatewayClasses) == 0 }
+
+// Apply adds or replaces the object that r holds and returns what the change
+// affects. Kinds the index does not hold are ignored (an empty Change and no
+// error). When r.Object does not decode, the index keeps the previous
+// version of the object and Apply returns an error that names it.
+func (x *Index) Apply(r *busv1.Resource) (Change, error) {
+	k, ok := kinds[r.GetKind()]
+	if !ok || k.group() != r.GetGroup() {
+		return Change{}, nil
+	}
+	nn := types.NamespacedName{Namespace: r.GetNamespace(), Name: r.GetName()}
+	if nn.Name == "" {
+		return Change{}, fmt.Errorf("resource %s %q: no name", r.GetKind(), r.GetNamespace())
+	}
+	var c changeSet
+	k.affected(x, nn, &c)
+	if err := k.put(x, nn, r); err != nil {
+		return Change{}, fmt.Errorf("resource %s %s: %w", r.GetKind(), nn, err)
+	}
+	k.affected(x, nn, &c)
+	return c.change(), nil
+}
+
+// Remove deletes the object kind namespace/name and returns what the change
+// affects. Removing an unknown kind or a missing object is harmless.
+func (x *Index) Remove(kind, namespace, name string) Change {
+	k, ok := kinds[kind]
+	if !ok {
+		return Change{}
+	}
+	nn := types.NamespacedName{Namespace: namespace, Name: name}
+	var c changeSet
+	k.affected(x, nn, &c)
+	k.remove(x, nn)
+	return c.change()
+}
+
+// changeSet collects a Change without duplicates.
+type changeSet struct {
+	gateways map[types.NamespacedName]struct{}
+	classes  map[string]struct{}
+}
+
+func (c *changeSet) gateway(nn types.NamespacedName) {
+	if c.gateways == nil {
+		c.gateways = map[types.NamespacedName]struct{}{}
+	}
+	c.gateways[nn] = struct{}{}
+}
+
+func (c *changeSet) class(name string) {
+	if c.classes == nil {
+		c.classes = map[string]struct{}{}
+	}
+	c.classes[name] = struct{}{}
+}
+
+func (c *changeSet) change() Change {
+	var out Change
+	for nn := range c.gateways {
+		out.Gateways = append(out.Gateways, nn)
+	}
+	slices.SortFunc(out.Gateways, compareNames)
+	for name := range c.classes {
+		out.GatewayClasses = append(out.GatewayClasses, name)
+	}
+	slices.Sort(out.GatewayClasses)
+	return out
+}

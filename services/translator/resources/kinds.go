@@ -1,0 +1,203 @@
+package resources
+
+import (
+	"encoding/json"
+	"fmt"
+
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// kind is how the index stores and relates one kind of object. Adding a kind
+// (GRPCRoute, ReferenceGrant, ...) is one more entry in [kinds].
+type kind interface {
+	// group is the API group the kind must come from.
+	group() string
+	// put decodes r and stores it under nn, replacing any previous object.
+	// On error the index is unchanged.
+	put(x *Index, nn types.NamespacedName, r *busv1.Resource) error
+	remove(x *Index, nn types.NamespacedName)
+	// affected adds to c what depends on the object stored under nn.
+	affected(x *Index, nn types.NamespacedName, c *changeSet)
+}
+
+// kinds lists every kind the index holds, by the kind of resource keys.
+var kinds = map[string]kind{
+	KindGatewayClass:  gatewayClassKind{},
+	KindGateway:       gatewayKind{},
+	KindHTTPRoute:     httpRouteKind{},
+	KindService:       serviceKind{},
+	KindEndpointSlice: endpointSliceKind{},
+	KindNamespace:     namespaceKind{},
+}
+
+// decode unmarshals r.Object into obj and makes its identity that of the
+// resource key, which is what Remove will name.
+func decode(r *busv1.Resource, obj metav1.Object, nn types.NamespacedName) error {
+	if err := json.Unmarshal(r.GetObject(), obj); err != nil {
+		return fmt.Errorf("decode object: %w", err)
+	}
+	obj.SetNamespace(nn.Namespace)
+	obj.SetName(nn.Name)
+	if obj.GetGeneration() == 0 {
+		obj.SetGeneration(r.GetGeneration())
+	}
+	if obj.GetUID() == "" {
+		obj.SetUID(types.UID(r.GetUid()))
+	}
+	return nil
+}
+
+type gatewayClassKind struct{}
+
+func (gatewayClassKind) group() string { return gatewayv1.GroupName }
+
+func (gatewayClassKind) put(x *Index, nn types.NamespacedName, r *busv1.Resource) error {
+	obj := &gatewayv1.GatewayClass{}
+	if err := decode(r, obj, nn); err != nil {
+		return err
+	}
+	x.classes[nn.Name] = obj
+	return nil
+}
+
+func (gatewayClassKind) remove(x *Index, nn types.NamespacedName) { delete(x.classes, nn.Name) }
+
+func (gatewayClassKind) affected(x *Index, nn types.NamespacedName, c *changeSet) {
+	c.class(nn.Name)
+	for _, gw := range x.gatewaysByClass.sources(nn.Name) {
+		c.gateway(gw)
+	}
+}
+
+type gatewayKind struct{}
+
+func (gatewayKind) group() string { return gatewayv1.GroupName }
+
+func (gatewayKind) put(x *Index, nn types.NamespacedName, r *busv1.Resource) error {
+	obj := &gatewayv1.Gateway{}
+	if err := decode(r, obj, nn); err != nil {
+		return err
+	}
+	x.gateways[nn] = obj
+	x.gatewaysByClass.set(nn, []string{string(obj.Spec.GatewayClassName)})
+	return nil
+}
+
+func (gatewayKind) remove(x *Index, nn types.NamespacedName) {
+	delete(x.gateways, nn)
+	x.gatewaysByClass.set(nn, nil)
+}
+
+func (gatewayKind) affected(_ *Index, nn types.NamespacedName, c *changeSet) { c.gateway(nn) }
+
+type httpRouteKind struct{}
+
+func (httpRouteKind) group() string { return gatewayv1.GroupName }
+
+func (httpRouteKind) put(x *Index, nn types.NamespacedName, r *busv1.Resource) error {
+	obj := &gatewayv1.HTTPRoute{}
+	if err := decode(r, obj, nn); err != nil {
+		return err
+	}
+	x.httpRoutes[nn] = obj
+	x.routesByGateway.set(nn, ParentGateways(nn.Namespace, obj.Spec.ParentRefs))
+	x.routesByService.set(nn, httpRouteServices(obj))
+	return nil
+}
+
+func (httpRouteKind) remove(x *Index, nn types.NamespacedName) {
+	delete(x.httpRoutes, nn)
+	x.routesByGateway.set(nn, nil)
+	x.routesByService.set(nn, nil)
+}
+
+func (httpRouteKind) affected(x *Index, nn types.NamespacedName, c *changeSet) {
+	for _, gw := range x.routesByGateway.targets(nn) {
+		c.gateway(gw)
+	}
+}
+
+type serviceKind struct{}
+
+func (serviceKind) group() string { return corev1.GroupName }
+
+func (serviceKind) put(x *Index, nn types.NamespacedName, r *busv1.Resource) error {
+	obj := &corev1.Service{}
+	if err := decode(r, obj, nn); err != nil {
+		return err
+	}
+	x.services[nn] = obj
+	return nil
+}
+
+func (serviceKind) remove(x *Index, nn types.NamespacedName) { delete(x.services, nn) }
+
+func (serviceKind) affected(x *Index, nn types.NamespacedName, c *changeSet) {
+	serviceAffects(x, nn, c)
+}
+
+// serviceAffects adds the gateways of the routes that send traffic to svc.
+func serviceAffects(x *Index, svc types.NamespacedName, c *changeSet) {
+	for _, route := range x.routesByService.sources(svc) {
+		for _, gw := range x.routesByGateway.targets(route) {
+			c.gateway(gw)
+		}
+	}
+}
+
+type endpointSliceKind struct{}
+
+func (endpointSliceKind) group() string { return discoveryv1.GroupName }
+
+func (endpointSliceKind) put(x *Index, nn types.NamespacedName, r *busv1.Resource) error {
+	obj := &discoveryv1.EndpointSlice{}
+	if err := decode(r, obj, nn); err != nil {
+		return err
+	}
+	x.endpointSlices[nn] = obj
+	var services []types.NamespacedName
+	if svc := obj.Labels[discoveryv1.LabelServiceName]; svc != "" {
+		services = []types.NamespacedName{{Namespace: nn.Namespace, Name: svc}}
+	}
+	x.slicesByService.set(nn, services)
+	return nil
+}
+
+func (endpointSliceKind) remove(x *Index, nn types.NamespacedName) {
+	delete(x.endpointSlices, nn)
+	x.slicesByService.set(nn, nil)
+}
+
+func (endpointSliceKind) affected(x *Index, nn types.NamespacedName, c *changeSet) {
+	for _, svc := range x.slicesByService.targets(nn) {
+		serviceAffects(x, svc, c)
+	}
+}
+
+type namespaceKind struct{}
+
+func (namespaceKind) group() string { return corev1.GroupName }
+
+func (namespaceKind) put(x *Index, nn types.NamespacedName, r *busv1.Resource) error {
+	obj := &corev1.Namespace{}
+	if err := decode(r, obj, nn); err != nil {
+		return err
+	}
+	x.namespaces[nn.Name] = obj
+	return nil
+}
+
+func (namespaceKind) remove(x *Index, nn types.NamespacedName) { delete(x.namespaces, nn.Name) }
+
+// affected: a namespace's labels decide which routes listeners with a
+// namespace selector admit, so every gateway may change.
+func (namespaceKind) affected(x *Index, _ types.NamespacedName, c *changeSet) {
+	for gw := range x.gateways {
+		c.gateway(gw)
+	}
+}

@@ -1,0 +1,124 @@
+package resources
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/types"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// GatewayClass returns the class named name, or nil.
+func (x *Index) GatewayClass(name string) *gatewayv1.GatewayClass { return x.classes[name] }
+
+// GatewayClasses returns the names of every class, sorted.
+func (x *Index) GatewayClasses() []string {
+	out := make([]string, 0, len(x.classes))
+	for name := range x.classes {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Gateway returns the gateway nn, or nil.
+func (x *Index) Gateway(nn types.NamespacedName) *gatewayv1.Gateway { return x.gateways[nn] }
+
+// Gateways returns the names of every gateway, sorted.
+func (x *Index) Gateways() []types.NamespacedName {
+	out := make([]types.NamespacedName, 0, len(x.gateways))
+	for nn := range x.gateways {
+		out = append(out, nn)
+	}
+	slices.SortFunc(out, compareNames)
+	return out
+}
+
+// HTTPRoute returns the route nn, or nil.
+func (x *Index) HTTPRoute(nn types.NamespacedName) *gatewayv1.HTTPRoute { return x.httpRoutes[nn] }
+
+// HTTPRoutesFor returns the HTTPRoutes with a parentRef to gateway, sorted by
+// namespace and name.
+func (x *Index) HTTPRoutesFor(gateway types.NamespacedName) []*gatewayv1.HTTPRoute {
+	names := x.routesByGateway.sources(gateway)
+	out := make([]*gatewayv1.HTTPRoute, 0, len(names))
+	for _, nn := range names {
+		out = append(out, x.httpRoutes[nn])
+	}
+	return out
+}
+
+// Service returns the Service nn, or nil.
+func (x *Index) Service(nn types.NamespacedName) *corev1.Service { return x.services[nn] }
+
+// EndpointSlicesFor returns the EndpointSlices of the Service nn (by their
+// kubernetes.io/service-name label), sorted by name.
+func (x *Index) EndpointSlicesFor(service types.NamespacedName) []*discoveryv1.EndpointSlice {
+	names := x.slicesByService.sources(service)
+	out := make([]*discoveryv1.EndpointSlice, 0, len(names))
+	for _, nn := range names {
+		out = append(out, x.endpointSlices[nn])
+	}
+	return out
+}
+
+// Namespace returns the Namespace name, or nil.
+func (x *Index) Namespace(name string) *corev1.Namespace { return x.namespaces[name] }
+
+// ParentGateways returns the Gateways that parentRefs of an object in
+// namespace name, without duplicates, in order. References to other kinds of
+// parent are left out.
+func ParentGateways(namespace string, refs []gatewayv1.ParentReference) []types.NamespacedName {
+	var out []types.NamespacedName
+	for _, ref := range refs {
+		if !IsGatewayRef(ref) {
+			continue
+		}
+		out = uniq(out, types.NamespacedName{Namespace: NamespaceOr(ref.Namespace, namespace), Name: string(ref.Name)})
+	}
+	return out
+}
+
+// IsGatewayRef reports whether ref names a Gateway (the default group and kind).
+func IsGatewayRef(ref gatewayv1.ParentReference) bool {
+	return orDefault(ref.Group, gatewayv1.GroupName) == gatewayv1.GroupName &&
+		orDefault(ref.Kind, KindGateway) == KindGateway
+}
+
+// IsServiceRef reports whether a backend reference of this group and kind
+// names a core Service (the default).
+func IsServiceRef(group *gatewayv1.Group, kind *gatewayv1.Kind) bool {
+	return orDefault(group, corev1.GroupName) == corev1.GroupName && orDefault(kind, KindService) == KindService
+}
+
+// httpRouteServices returns the Services a route's backendRefs name.
+func httpRouteServices(route *gatewayv1.HTTPRoute) []types.NamespacedName {
+	var out []types.NamespacedName
+	for _, rule := range route.Spec.Rules {
+		for _, ref := range rule.BackendRefs {
+			if !IsServiceRef(ref.Group, ref.Kind) {
+				continue
+			}
+			out = uniq(out, types.NamespacedName{Namespace: NamespaceOr(ref.Namespace, route.Namespace), Name: string(ref.Name)})
+		}
+	}
+	return out
+}
+
+// orDefault returns *p, or def when p is nil. An explicit empty group is the
+// core group, so only nil takes the default.
+func orDefault[T ~string](p *T, def string) string {
+	if p == nil {
+		return def
+	}
+	return string(*p)
+}
+
+// NamespaceOr returns the namespace ns names, or def when it names none.
+func NamespaceOr(ns *gatewayv1.Namespace, def string) string {
+	if ns == nil || *ns == "" {
+		return def
+	}
+	return string(*ns)
+}
