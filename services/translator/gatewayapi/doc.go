@@ -1,0 +1,64 @@
+// Package gatewayapi translates one Gateway and everything attached to it
+// into gatewire's IR, the status every involved object should carry, and the
+// spec of the proxy that serves it.
+//
+// [Translate] is a pure function of the [resources.Index]: the same objects
+// give the same Result, whichever replica runs it. It runs an ordered list of
+// small processors over a per-call translation (see translate.go); each reads
+// the inputs and what earlier processors recorded, and adds its part. Nothing
+// is kept between calls.
+//
+// # What is ours
+//
+// A Gateway is translated when its GatewayClass names [ControllerName].
+// Gateways of other classes, and the routes attached to them, are left to
+// their own controllers: no IR and no status.
+//
+// # Listeners
+//
+// Gateway listeners that share a port share one IR Listener ("http-<port>").
+// Only HTTP listeners are supported for now; others are not Accepted
+// (UnsupportedProtocol). Listeners on one port with incompatible protocols,
+// or with the same hostname, are Conflicted and get no routes. A listener
+// admits HTTPRoutes from its own namespace (From: Same, the default), from
+// all namespaces (All), or from namespaces whose labels match a selector
+// (Selector).
+//
+// # Routes
+//
+// An HTTPRoute attaches to the listeners its parentRefs select (by
+// sectionName and port) that admit it and whose hostname intersects its
+// hostnames. It is placed in one IR VirtualHost per effective hostname: the
+// route hostname, the listener hostname, or "*" when neither names one. A
+// wildcard ("*.example.com") matches any name that ends in ".example.com".
+// Within a virtual host, routes are in Gateway API precedence order: Exact
+// paths, then regular expressions, then the longest prefix; then a method
+// match, more header matches, more query matches; then the oldest route,
+// then namespace/name, then rule and match order.
+//
+// Route names are "<namespace>/<route>/rule/<n>/match/<m>".
+//
+// # Backends
+//
+// A backendRef to a Service port becomes the Backend
+// "<namespace>/<service>/<port>", whose endpoints are the addresses of the
+// Service's EndpointSlices on the port whose name matches the Service port
+// (ready ones are marked ready). A backendRef that cannot be resolved (no
+// such Service or port, another kind, another namespace: ReferenceGrant is
+// not supported yet) sets ResolvedRefs to False, and the share of traffic it
+// would have received is answered with HTTP 500: in the IR it is a
+// WeightedBackend with an empty backend name, and the route's direct_response
+// is set to 500. A rule with no valid backend answers 500 for all of its
+// traffic (direct_response with no backends).
+//
+// # Filters
+//
+// RequestHeaderModifier and ResponseHeaderModifier are supported. A rule
+// with any other filter answers 500 (a filter must never be skipped) and the
+// route is PartiallyInvalid, or not Accepted when no rule is valid
+// (UnsupportedValue).
+package gatewayapi
+
+// ControllerName is the spec.controllerName of the GatewayClasses that
+// gatewire manages.
+const ControllerName = "gatewire.dev/gatewayclass-controller"

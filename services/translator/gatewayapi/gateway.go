@@ -1,0 +1,124 @@
+package gatewayapi
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// processGateway sets the Gateway's own conditions from its listeners.
+func processGateway(t *translation) {
+	var invalid, unresolved []string
+	for _, l := range t.listeners {
+		if !l.ready() {
+			invalid = append(invalid, string(l.spec.Name))
+		}
+		if l.unresolved != nil {
+			unresolved = append(unresolved, string(l.spec.Name))
+		}
+	}
+	cs := &t.gatewayConditions
+	switch {
+	case len(invalid) == 0:
+		cs.set(string(gatewayv1.GatewayConditionAccepted), true, string(gatewayv1.GatewayReasonAccepted), "Gateway is accepted")
+	case len(invalid) < len(t.listeners):
+		cs.set(string(gatewayv1.GatewayConditionAccepted), true, string(gatewayv1.GatewayReasonListenersNotValid),
+			fmt.Sprintf("listeners %s are not valid", quoteJoin(invalid)))
+	default:
+		cs.set(string(gatewayv1.GatewayConditionAccepted), false, string(gatewayv1.GatewayReasonListenersNotValid),
+			"no listener is valid")
+	}
+	if len(t.ports) > 0 {
+		cs.set(string(gatewayv1.GatewayConditionProgrammed), true, string(gatewayv1.GatewayReasonProgrammed), "Gateway is programmed")
+	} else {
+		cs.set(string(gatewayv1.GatewayConditionProgrammed), false, string(gatewayv1.GatewayReasonInvalid), "Gateway has no valid listener")
+	}
+	if len(unresolved) == 0 {
+		cs.set(string(gatewayv1.GatewayConditionResolvedRefs), true, string(gatewayv1.GatewayReasonResolvedRefs), "All references are resolved")
+	} else {
+		cs.set(string(gatewayv1.GatewayConditionResolvedRefs), false, string(gatewayv1.GatewayReasonListenersNotResolved),
+			fmt.Sprintf("listeners %s have unresolved references", quoteJoin(unresolved)))
+	}
+}
+
+// quoteJoin lists names, quoted, separated by commas.
+func quoteJoin(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// gatewayStatus returns the status of the Gateway with its listeners.
+func (t *translation) gatewayStatus() *busv1.Status {
+	gen := t.gateway.Generation
+	st := &busv1.Status{
+		Object:             t.gatewayRef(),
+		Gateway:            t.gatewayRef(),
+		ObservedGeneration: gen,
+		Conditions:         t.gatewayConditions.stamp(gen),
+	}
+	for _, l := range t.listeners {
+		st.Listeners = append(st.Listeners, &busv1.ListenerStatus{
+			Name:           string(l.spec.Name),
+			SupportedKinds: l.kinds,
+			AttachedRoutes: l.attached,
+			Conditions:     l.conditions().stamp(gen),
+		})
+	}
+	return st
+}
+
+// conditions returns the listener's conditions: Accepted, Programmed,
+// ResolvedRefs and Conflicted.
+func (l *listener) conditions() conditions {
+	var cs conditions
+	if l.notAccepted != nil {
+		cs.set(string(gatewayv1.ListenerConditionAccepted), false, l.notAccepted.reason, l.notAccepted.message)
+	} else {
+		cs.set(string(gatewayv1.ListenerConditionAccepted), true, string(gatewayv1.ListenerReasonAccepted), "Listener is accepted")
+	}
+	if l.ready() {
+		cs.set(string(gatewayv1.ListenerConditionProgrammed), true, string(gatewayv1.ListenerReasonProgrammed), "Listener is programmed")
+	} else {
+		cs.set(string(gatewayv1.ListenerConditionProgrammed), false, string(gatewayv1.ListenerReasonInvalid), "Listener is not valid")
+	}
+	if l.unresolved != nil {
+		cs.set(string(gatewayv1.ListenerConditionResolvedRefs), false, l.unresolved.reason, l.unresolved.message)
+	} else {
+		cs.set(string(gatewayv1.ListenerConditionResolvedRefs), true, string(gatewayv1.ListenerReasonResolvedRefs), "All references are resolved")
+	}
+	if l.conflict != nil {
+		cs.set(string(gatewayv1.ListenerConditionConflicted), true, l.conflict.reason, l.conflict.message)
+	} else {
+		cs.set(string(gatewayv1.ListenerConditionConflicted), false, string(gatewayv1.ListenerReasonNoConflicts), "No conflicts")
+	}
+	return cs
+}
+
+// NotProgrammed marks the gateway and its programmed listeners as not
+// Programmed (reason Invalid) with message: what the translator could not
+// turn into valid proxy configuration. Its previous configuration stays in
+// place.
+func (r *Result) NotProgrammed(message string) {
+	if len(r.Statuses) == 0 {
+		return
+	}
+	gw := r.Statuses[0]
+	for _, c := range gw.Conditions {
+		if c.Type == string(gatewayv1.GatewayConditionProgrammed) {
+			c.Status, c.Reason, c.Message = conditionStatus(false), string(gatewayv1.GatewayReasonInvalid), message
+		}
+	}
+	for _, l := range gw.Listeners {
+		for _, c := range l.Conditions {
+			if c.Type == string(gatewayv1.ListenerConditionProgrammed) && c.Status == conditionStatus(true) {
+				c.Status, c.Reason, c.Message = conditionStatus(false), string(gatewayv1.ListenerReasonInvalid), message
+			}
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package gatewayapi
+
+import (
+	"fmt"
+
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	"k8s.io/apimachinery/pkg/types"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gatewire/gatewire/services/translator/resources"
+)
+
+// processHTTPRoutes attaches the HTTPRoutes whose parentRefs name the
+// gateway and records the status of each.
+func processHTTPRoutes(t *translation) {
+	for _, route := range t.idx.HTTPRoutesFor(t.name) {
+		t.attachHTTPRoute(route)
+	}
+}
+
+// attachment is where one parentRef of a route attaches: listeners and, for
+// each, the hostnames the route gets there.
+type attachment struct {
+	listener  *listener
+	hostnames []string
+}
+
+func (t *translation) attachHTTPRoute(route *gatewayv1.HTTPRoute) {
+	rules := t.buildHTTPRules(route)
+	hostnames := make([]string, len(route.Spec.Hostnames))
+	for i, h := range route.Spec.Hostnames {
+		hostnames[i] = string(h)
+	}
+	kind := busv1.RouteGroupKind{Group: gatewayv1.GroupName, Kind: resources.KindHTTPRoute}
+	status := &busv1.Status{
+		Object:             objectRef(gatewayv1.GroupName, resources.KindHTTPRoute, route.Namespace, route.Name),
+		Gateway:            t.gatewayRef(),
+		ObservedGeneration: route.Generation,
+	}
+	counted := map[*listener]bool{}
+	for _, ref := range route.Spec.ParentRefs {
+		if !t.names(route.Namespace, ref) {
+			continue
+		}
+		attached, p := t.selectListeners(ref, &kind, route.Namespace, hostnames)
+		if p == nil && rules.valid == 0 {
+			p = rules.invalid
+		}
+		var cs conditions
+		if p != nil {
+			cs.set(string(gatewayv1.RouteConditionAccepted), false, p.reason, p.message)
+		} else {
+			cs.set(string(gatewayv1.RouteConditionAccepted), true, string(gatewayv1.RouteReasonAccepted), "Route is accepted")
+			t.place(attached, rules, route, counted)
+		}
+		rules.setConditions(&cs, p == nil)
+		status.Parents = append(status.Parents, &busv1.RouteParentStatus{
+			ParentRef:      parentRef(ref),
+			ControllerName: ControllerName,
+			Conditions:     cs.stamp(route.Generation),
+		})
+	}
+	t.routeStatuses = append(t.routeStatuses, status)
+}
+
+// names reports whether ref, from a route in namespace ns, names the
+// translated gateway.
+func (t *translation) names(ns string, ref gatewayv1.ParentReference) bool {
+	return resources.IsGatewayRef(ref) &&
+		(types.NamespacedName{Namespace: resources.NamespaceOr(ref.Namespace, ns), Name: string(ref.Name)}) == t.name
+}
+
+// selectListeners returns the listeners ref selects that admit a route of
+// kind from namespace ns with hostnames, or the problem that keeps the route
+// from attaching.
+func (t *translation) selectListeners(ref gatewayv1.ParentReference, kind *busv1.RouteGroupKind, ns string, hostnames []string) ([]attachment, *problem) {
+	var named, admitting []*listener
+	for _, l := range t.listeners {
+		if (ref.SectionName == nil || *ref.SectionName == l.spec.Name) && (ref.Port == nil || *ref.Port == l.spec.Port) {
+			named = append(named, l)
+		}
+	}
+	if len(named) == 0 {
+		return nil, &problem{string(gatewayv1.RouteReasonNoMatchingParent), noListener(ref)}
+	}
+	var notReady []string
+	for _, l := range named {
+		switch {
+		case !l.ready():
+			notReady = append(notReady, string(l.spec.Name))
+		case admitsKind(l, kind) && l.admits(ns):
+			admitting = append(admitting, l)
+		}
+	}
+	if len(admitting) == 0 && len(notReady) == len(named) {
+		return nil, &problem{string(gatewayv1.RouteReasonNotAllowedByListeners),
+			fmt.Sprintf("listeners %s are not valid", quoteJoin(notReady))}
+	}
+	if len(admitting) == 0 {
+		return nil, &problem{string(gatewayv1.RouteReasonNotAllowedByListeners),
+			fmt.Sprintf("no listener of the gateway admits %s routes from namespace %q", kind.Kind, ns)}
+	}
+	var out []attachment
+	for _, l := range admitting {
+		if hs := intersect(l.hostname, hostnames); len(hs) > 0 {
+			out = append(out, attachment{listener: l, hostnames: hs})
+		}
+	}
+	if len(out) == 0 {
+		return nil, &problem{string(gatewayv1.RouteReasonNoMatchingListenerHostname),
+			"no listener hostname matches the route's hostnames"}
+	}
+	return out, nil
+}
+
+func noListener(ref gatewayv1.ParentReference) string {
+	switch {
+	case ref.SectionName != nil && ref.Port != nil:
+		return fmt.Sprintf("the gateway has no listener %q on port %d", *ref.SectionName, *ref.Port)
+	case ref.SectionName != nil:
+		return fmt.Sprintf("the gateway has no listener %q", *ref.SectionName)
+	case ref.Port != nil:
+		return fmt.Sprintf("the gateway has no listener on port %d", *ref.Port)
+	}
+	return "the gateway has no listeners"
+}
+
+func admitsKind(l *listener, kind *busv1.RouteGroupKind) bool {
+	for _, k := range l.kinds {
+		if k.Group == kind.Group && k.Kind == kind.Kind {
+			return true
+		}
+	}
+	return false
+}
+
+// place adds a route's IR routes to the virtual hosts of its attachments and
+// its backends to the gateway, and counts it once on each listener.
+func (t *translation) place(attached []attachment, rules *httpRules, route *gatewayv1.HTTPRoute, counted map[*listener]bool) {
+	for _, b := range rules.backends {
+		t.backends[b.Name] = b
+	}
+	for _, a := range attached {
+		if !counted[a.listener] {
+			counted[a.listener] = true
+			a.listener.attached++
+		}
+		p := t.ports[uint32(a.listener.spec.Port)]
+		for _, h := range a.hostnames {
+			p.add(a.listener, h, rules.routes, route.CreationTimestamp.Time)
+		}
+	}
+}
+
+// parentRef mirrors a parentRef as written, for the route's status.
+func parentRef(ref gatewayv1.ParentReference) *busv1.ParentRef {
+	out := &busv1.ParentRef{Name: string(ref.Name)}
+	if ref.Group != nil {
+		out.Group = string(*ref.Group)
+	}
+	if ref.Kind != nil {
+		out.Kind = string(*ref.Kind)
+	}
+	if ref.Namespace != nil {
+		out.Namespace = string(*ref.Namespace)
+	}
+	if ref.SectionName != nil {
+		out.SectionName = string(*ref.SectionName)
+	}
+	if ref.Port != nil {
+		out.Port = uint32(*ref.Port)
+	}
+	return out
+}

@@ -1,0 +1,30 @@
+package gatewayapi
+
+import (
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gatewire/gatewire/services/translator/xdsgen"
+)
+
+// proxyFor returns what to run for a gateway: one port per IR listener,
+// with the port Envoy binds (see [xdsgen.BindPort]). Service type, replicas
+// and image are left to the infra defaults.
+func proxyFor(gw *gatewayv1.Gateway, ir *irv1.Gateway) *busv1.Proxy {
+	p := &busv1.Proxy{
+		Namespace:   gw.Namespace,
+		Name:        gw.Name,
+		NodeCluster: xdsgen.NodeCluster(ir),
+		GatewayUid:  string(gw.UID),
+	}
+	for _, l := range ir.Listeners {
+		p.Ports = append(p.Ports, &busv1.ProxyPort{
+			Name:          l.Name,
+			Protocol:      "TCP",
+			Port:          l.Port,
+			ContainerPort: xdsgen.BindPort(l.Port),
+		})
+	}
+	return p
+}

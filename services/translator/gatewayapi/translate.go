@@ -1,0 +1,100 @@
+package gatewayapi
+
+import (
+	"cmp"
+	"slices"
+
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
+	"k8s.io/apimachinery/pkg/types"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gatewire/gatewire/services/translator/resources"
+)
+
+// Result is the translation of one Gateway. It is owned by the caller.
+type Result struct {
+	// IR is what the gateway means.
+	IR *irv1.Gateway
+	// Statuses are the statuses this gateway gives: the Gateway's own first,
+	// then its routes' (one per route, holding the parentRefs that name this
+	// gateway), sorted by kind, namespace and name.
+	Statuses []*busv1.Status
+	// Proxy is what to run for the gateway.
+	Proxy *busv1.Proxy
+}
+
+// processor computes one part of a translation from the inputs and from what
+// the processors before it recorded.
+type processor func(t *translation)
+
+// processors run in this order on every translation. A new kind of route or
+// a gateway-wide feature is one more entry.
+var processors = []processor{
+	processListeners,  // Gateway listeners → ports, listener conditions
+	processHTTPRoutes, // HTTPRoutes → virtual hosts, backends, route statuses
+	processGateway,    // Gateway conditions from its listeners
+}
+
+// translation is the state of one call to Translate; it is never shared.
+type translation struct {
+	idx     *resources.Index
+	name    types.NamespacedName
+	gateway *gatewayv1.Gateway
+
+	listeners []*listener              // one per Gateway listener, in spec order
+	ports     map[uint32]*port         // the IR listeners being built, by port
+	backends  map[string]*irv1.Backend // the backends routes send traffic to
+	resolved  map[string]resolved      // backendRefs resolved so far, by backend name
+
+	gatewayConditions conditions
+	routeStatuses     []*busv1.Status
+}
+
+// Translate translates the Gateway gateway. It returns nil when the gateway
+// does not exist or its class is not managed by gatewire: then it has no
+// outputs.
+func Translate(idx *resources.Index, gateway types.NamespacedName) *Result {
+	gw := idx.Gateway(gateway)
+	if gw == nil || !ours(idx.GatewayClass(string(gw.Spec.GatewayClassName))) {
+		return nil
+	}
+	t := &translation{
+		idx:      idx,
+		name:     gateway,
+		gateway:  gw,
+		ports:    map[uint32]*port{},
+		backends: map[string]*irv1.Backend{},
+		resolved: map[string]resolved{},
+	}
+	for _, p := range processors {
+		p(t)
+	}
+	return t.result()
+}
+
+// result assembles the outputs of a finished translation.
+func (t *translation) result() *Result {
+	ir := &irv1.Gateway{Namespace: t.name.Namespace, Name: t.name.Name}
+	for _, p := range t.ports {
+		ir.Listeners = append(ir.Listeners, p.build())
+	}
+	slices.SortFunc(ir.Listeners, func(a, b *irv1.Listener) int { return cmp.Compare(a.Port, b.Port) })
+	for _, b := range t.backends {
+		ir.Backends = append(ir.Backends, b)
+	}
+	slices.SortFunc(ir.Backends, func(a, b *irv1.Backend) int { return cmp.Compare(a.Name, b.Name) })
+
+	slices.SortFunc(t.routeStatuses, func(a, b *busv1.Status) int {
+		return cmp.Or(cmp.Compare(a.Object.Kind, b.Object.Kind),
+			cmp.Compare(a.Object.Namespace, b.Object.Namespace),
+			cmp.Compare(a.Object.Name, b.Object.Name))
+	})
+	statuses := append([]*busv1.Status{t.gatewayStatus()}, t.routeStatuses...)
+	return &Result{IR: ir, Statuses: statuses, Proxy: proxyFor(t.gateway, ir)}
+}
+
+// gatewayRef names the translated Gateway in statuses.
+func (t *translation) gatewayRef() *busv1.ObjectRef {
+	return objectRef(gatewayv1.GroupName, resources.KindGateway, t.name.Namespace, t.name.Name)
+}

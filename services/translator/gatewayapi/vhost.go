@@ -1,0 +1,186 @@
+package gatewayapi
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
+)
+
+// port is one IR listener being built: the Gateway listeners on one port and
+// the routes attached to each, by effective hostname.
+type port struct {
+	ir        *irv1.Listener
+	listeners []*listener
+	routes    map[*listener]map[string][]entry
+}
+
+// entry is one route and what its precedence needs beyond its match.
+type entry struct {
+	route   *irv1.Route
+	created time.Time
+}
+
+// add records routes, from a route object created at created, attached to
+// listener l for hostname.
+func (p *port) add(l *listener, hostname string, routes []*irv1.Route, created time.Time) {
+	byHost := p.routes[l]
+	if byHost == nil {
+		byHost = map[string][]entry{}
+		p.routes[l] = byHost
+	}
+	for _, r := range routes {
+		byHost[hostname] = append(byHost[hostname], entry{route: r, created: created})
+	}
+}
+
+// build returns the IR listener. It has a virtual host for every hostname a
+// listener or a route names, sorted by hostname with "*" last. A request for
+// a hostname is served by the most specific listener that matches it, so a
+// virtual host holds only routes of that listener: first those for the
+// exact hostname, then those of wildcards that cover it, most specific
+// first, each group in match precedence order.
+func (p *port) build() *irv1.Listener {
+	for _, byHost := range p.routes {
+		for _, entries := range byHost {
+			slices.SortFunc(entries, comparePrecedence)
+		}
+	}
+	domains := p.domains()
+	p.ir.VirtualHosts = make([]*irv1.VirtualHost, 0, len(domains))
+	for _, d := range domains {
+		l := p.listenerFor(d)
+		if l == nil {
+			continue
+		}
+		var routes []*irv1.Route
+		seen := map[string]struct{}{}
+		for _, h := range coveringHostnames(d) {
+			for _, e := range p.routes[l][h] {
+				if _, dup := seen[e.route.Name]; !dup {
+					seen[e.route.Name] = struct{}{}
+					routes = append(routes, e.route)
+				}
+			}
+		}
+		p.ir.VirtualHosts = append(p.ir.VirtualHosts, &irv1.VirtualHost{Name: d, Hostname: d, Routes: routes})
+	}
+	return p.ir
+}
+
+// domains returns every hostname of the port's listeners and routes, sorted,
+// "*" last.
+func (p *port) domains() []string {
+	set := map[string]struct{}{}
+	for _, l := range p.listeners {
+		if l.hostname != "" {
+			set[l.hostname] = struct{}{}
+		}
+	}
+	for _, byHost := range p.routes {
+		for h := range byHost {
+			set[h] = struct{}{}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for h := range set {
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		return cmp.Or(cmp.Compare(boolRank(a == "*"), boolRank(b == "*")), cmp.Compare(a, b))
+	})
+	return out
+}
+
+// listenerFor returns the most specific listener of the port that matches
+// hostname: the same hostname, else the longest wildcard, else one with no
+// hostname.
+func (p *port) listenerFor(hostname string) *listener {
+	var best *listener
+	rank := func(l *listener) int { // higher is more specific; -1 does not match
+		switch {
+		case l.hostname == hostname:
+			return 1 << 20
+		case wildcardMatches(l.hostname, hostname):
+			return len(l.hostname)
+		case l.hostname == "":
+			return 0
+		}
+		return -1
+	}
+	for _, l := range p.listeners {
+		if r := rank(l); r >= 0 && (best == nil || r > rank(best)) {
+			best = l
+		}
+	}
+	return best
+}
+
+// coveringHostnames returns hostname and every wildcard that covers it, most
+// specific first, ending with "*": for "a.b.com", "a.b.com", "*.b.com",
+// "*.com", "*".
+func coveringHostnames(hostname string) []string {
+	out := []string{hostname}
+	rest := strings.TrimPrefix(hostname, "*.")
+	for {
+		_, after, ok := strings.Cut(rest, ".")
+		if !ok {
+			break
+		}
+		out = append(out, "*."+after)
+		rest = after
+	}
+	if hostname != "*" {
+		out = append(out, "*")
+	}
+	return out
+}
+
+// comparePrecedence orders routes as the Gateway API requires: the first
+// route that matches a request wins.
+func comparePrecedence(a, b entry) int {
+	ma, mb := a.route.GetMatch(), b.route.GetMatch()
+	if c := cmp.Compare(pathRank(ma.GetPath()), pathRank(mb.GetPath())); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(len(mb.GetPath().GetValue()), len(ma.GetPath().GetValue())); c != 0 {
+		return c // longer path first
+	}
+	if c := cmp.Compare(boolRank(ma.GetMethod() == ""), boolRank(mb.GetMethod() == "")); c != 0 {
+		return c // a method match first
+	}
+	if c := cmp.Compare(len(mb.GetHeaders()), len(ma.GetHeaders())); c != 0 {
+		return c // more header matches first
+	}
+	if c := cmp.Compare(len(mb.GetQueryParams()), len(ma.GetQueryParams())); c != 0 {
+		return c // more query matches first
+	}
+	if c := a.created.Compare(b.created); c != 0 {
+		return c // the oldest route first
+	}
+	sa, sb := a.route.GetSource(), b.route.GetSource()
+	return cmp.Or(cmp.Compare(sa.GetNamespace(), sb.GetNamespace()), cmp.Compare(sa.GetName(), sb.GetName()),
+		cmp.Compare(sa.GetRule(), sb.GetRule()), cmp.Compare(sa.GetMatch(), sb.GetMatch()))
+}
+
+// pathRank orders path match types: exact, then regular expression, then
+// prefix.
+func pathRank(p *irv1.PathMatch) int {
+	switch p.GetType() {
+	case irv1.PathMatch_TYPE_EXACT:
+		return 0
+	case irv1.PathMatch_TYPE_REGEX:
+		return 1
+	}
+	return 2
+}
+
+// boolRank is 1 for true: sorting by it puts false first.
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,23 @@
+// Package xdsgen turns gatewire's IR into Envoy xDS resources.
+//
+// There is one stateless function per xDS type, each in its own file:
+// [Listener] and [RouteConfiguration] for an IR Listener, [Cluster] and
+// [LoadAssignment] for an IR Backend. [Snapshot] builds them all for a
+// gateway, checks every resource with ValidateAll and the whole set for
+// consistency, and packs it as a [busv1.XdsSnapshot].
+//
+// Naming: the Envoy listener and its RouteConfiguration are named like the IR
+// listener ("http-8080"); a cluster and its ClusterLoadAssignment are named
+// like the IR backend ("<namespace>/<service>/<port>"). Every dynamic
+// resource is fetched over ADS.
+//
+// Ports: Envoy binds [BindPort] of a listener's port, so that a proxy never
+// needs privileges: ports below 1024 are moved up by 10000. The infra spec
+// maps the gateway port to that container port.
+//
+// Invalid backends: a weighted share whose IR backend name is empty (a
+// backendRef that could not be resolved) goes to the cluster
+// [InvalidBackendCluster], which never exists, and the route answers 500 for
+// it (cluster_not_found_response_code). It is the only name a route may use
+// without a cluster behind it.
+package xdsgen
