@@ -1,0 +1,66 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"time"
+)
+
+// Admin is the admin HTTP server of a process.
+type Admin struct {
+	srv *http.Server
+	ln  net.Listener
+}
+
+// NewAdmin listens on addr and serves /healthz, /readyz (ready reports
+// whether every runner is ready), /metrics and /debug/pprof.
+func NewAdmin(addr string, ready func() bool, metrics http.Handler) (*Admin, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("admin server on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready() {
+			http.Error(w, "not ready: input buckets not synced", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	if metrics != nil {
+		mux.Handle("/metrics", metrics)
+	}
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return &Admin{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}, nil
+}
+
+// Addr is the address the admin server listens on.
+func (a *Admin) Addr() net.Addr { return a.ln.Addr() }
+
+// Run serves until ctx is done.
+func (a *Admin) Run(ctx context.Context, log *slog.Logger) error {
+	errc := make(chan error, 1)
+	go func() { errc <- a.srv.Serve(a.ln) }()
+	log.Info("admin server listening", "address", a.ln.Addr().String())
+	select {
+	case err := <-errc:
+		return fmt.Errorf("admin server: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

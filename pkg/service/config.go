@@ -1,0 +1,98 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/kelseyhightower/envconfig"
+)
+
+// Prefix is the prefix of every environment variable gatewire reads.
+const Prefix = "GATEWIRE"
+
+// Base is the configuration every service shares.
+type Base struct {
+	NATSURL      string `envconfig:"NATS_URL" default:"nats://127.0.0.1:4222" desc:"NATS server URL(s), comma-separated"`
+	NATSCreds    string `envconfig:"NATS_CREDS" desc:"path of a NATS credentials file"`
+	NATSReplicas int    `envconfig:"NATS_REPLICAS" default:"1" desc:"copies a NATS cluster keeps of each bucket (3 in production)"`
+	System       string `envconfig:"SYSTEM" default:"gatewire" desc:"installation name; prefixes every bucket"`
+	AdminAddress string `envconfig:"ADMIN_ADDRESS" desc:"address of the admin server (/healthz /readyz /metrics /debug/pprof)"`
+	LogLevel     string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
+	LogFormat    string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
+}
+
+// Validate checks the values; errors name the variable.
+func (b Base) Validate() error {
+	var errs []error
+	for _, u := range strings.Split(b.NATSURL, ",") {
+		if parsed, err := url.Parse(strings.TrimSpace(u)); err != nil || parsed.Host == "" {
+			errs = append(errs, fmt.Errorf("%s_NATS_URL: %q is not a URL such as nats://127.0.0.1:4222", Prefix, u))
+		}
+	}
+	if b.NATSReplicas < 1 || b.NATSReplicas > 5 {
+		errs = append(errs, fmt.Errorf("%s_NATS_REPLICAS: %d: want 1 to 5", Prefix, b.NATSReplicas))
+	}
+	if b.System == "" || strings.ContainsAny(b.System, ". *>") {
+		errs = append(errs, fmt.Errorf("%s_SYSTEM: %q: want letters, digits, '-' or '_'", Prefix, b.System))
+	}
+	if _, _, err := net.SplitHostPort(b.AdminAddress); err != nil {
+		errs = append(errs, fmt.Errorf("%s_ADMIN_ADDRESS: %q: %v", Prefix, b.AdminAddress, err))
+	}
+	if _, err := parseLevel(b.LogLevel); err != nil {
+		errs = append(errs, err)
+	}
+	if b.LogFormat != "text" && b.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("%s_LOG_FORMAT: %q: want text or json", Prefix, b.LogFormat))
+	}
+	return errors.Join(errs...)
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("%s_LOG_LEVEL: %q: want debug, info, warn or error", Prefix, s)
+	}
+	return l, nil
+}
+
+// Logger builds the process logger from the base configuration.
+func (b Base) Logger() *slog.Logger {
+	level, _ := parseLevel(b.LogLevel)
+	opts := &slog.HandlerOptions{Level: level}
+	if b.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// Validator is a configuration that checks itself.
+type Validator interface{ Validate() error }
+
+// Load fills each of cfgs (pointers to structs with envconfig tags) from the
+// environment and validates it. Fields already set and not named by a
+// variable or a default keep their value.
+func Load(cfgs ...any) error {
+	var errs []error
+	for _, cfg := range cfgs {
+		if err := envconfig.Process(Prefix, cfg); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if v, ok := cfg.(Validator); ok {
+			errs = append(errs, v.Validate())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Usage prints the variables of cfgs, their defaults and descriptions.
+func Usage(cfgs ...any) {
+	for _, cfg := range cfgs {
+		_ = envconfig.Usage(Prefix, cfg)
+	}
+}

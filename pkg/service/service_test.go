@@ -1,0 +1,84 @@
+package service_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gatewire/gatewire/pkg/service"
+)
+
+func TestLoadNamesTheVariable(t *testing.T) {
+	t.Setenv("GATEWIRE_NATS_REPLICAS", "9")
+	t.Setenv("GATEWIRE_LOG_FORMAT", "xml")
+	base := service.Base{AdminAddress: ":19001"}
+	err := service.Load(&base)
+	if err == nil {
+		t.Fatal("Load accepted bad values")
+	}
+	for _, want := range []string{"GATEWIRE_NATS_REPLICAS", "GATEWIRE_LOG_FORMAT"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+}
+
+func TestLoadKeepsPresetDefaults(t *testing.T) {
+	base := service.Base{AdminAddress: ":19001"}
+	if err := service.Load(&base); err != nil {
+		t.Fatal(err)
+	}
+	if base.AdminAddress != ":19001" || base.System != "gatewire" {
+		t.Fatalf("base = %+v", base)
+	}
+}
+
+type runner struct{ ready atomic.Bool }
+
+func (r *runner) Run(ctx context.Context) error { r.ready.Store(true); <-ctx.Done(); return nil }
+func (r *runner) Ready() bool                   { return r.ready.Load() }
+
+func TestAdmin(t *testing.T) {
+	r := &runner{}
+	admin, err := service.NewAdmin("127.0.0.1:0", r.Ready, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + admin.Addr().String()
+	status := func(path string) int {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	go func() { done <- service.Group(ctx, admin.AdminRunner(log)) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for status("/healthz") != 200 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := status("/readyz"); got != http.StatusServiceUnavailable {
+		t.Fatalf("/readyz before sync = %d", got)
+	}
+	r.ready.Store(true)
+	if got := status("/readyz"); got != 200 {
+		t.Fatalf("/readyz after sync = %d", got)
+	}
+	if got := status("/debug/pprof/"); got != 200 {
+		t.Fatalf("/debug/pprof/ = %d", got)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
