@@ -1,0 +1,79 @@
+package xds
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+)
+
+// Config is the configuration of the xds service, loaded from the
+// environment with the prefix GATEWIRE_ (see pkg/service).
+type Config struct {
+	// Address is where the gRPC xDS server listens.
+	Address string `envconfig:"XDS_ADDRESS" default:":18000" desc:"host:port of the xDS gRPC server (ADS, state-of-the-world and delta)"`
+	// KeepaliveTime is how long a connection may be idle before the server
+	// pings the Envoy.
+	KeepaliveTime time.Duration `envconfig:"XDS_KEEPALIVE_TIME" default:"30s" desc:"idle time after which the server pings a client"`
+	// KeepaliveTimeout is how long the server waits for the answer to a ping
+	// before it closes the connection.
+	KeepaliveTimeout time.Duration `envconfig:"XDS_KEEPALIVE_TIMEOUT" default:"5s" desc:"time to wait for a ping answer before closing the connection"`
+	// KeepaliveMinTime is the shortest ping interval a client may use; a
+	// client that pings more often is disconnected.
+	KeepaliveMinTime time.Duration `envconfig:"XDS_KEEPALIVE_MIN_TIME" default:"30s" desc:"shortest ping interval a client is allowed"`
+	// MaxConcurrentStreams bounds the gRPC streams of one connection. It is
+	// high because one Envoy may open a stream per resource type.
+	MaxConcurrentStreams uint32 `envconfig:"XDS_MAX_CONCURRENT_STREAMS" default:"1000000" desc:"maximum gRPC streams on one connection"`
+	// ShutdownTimeout bounds the graceful stop of the gRPC server when Run's
+	// context is done; streams still open then are cut.
+	ShutdownTimeout time.Duration `envconfig:"XDS_SHUTDOWN_TIMEOUT" default:"5s" desc:"time allowed for open streams to end on shutdown"`
+}
+
+// DefaultConfig is the configuration with every default applied.
+func DefaultConfig() Config {
+	return Config{
+		Address:              ":18000",
+		KeepaliveTime:        30 * time.Second,
+		KeepaliveTimeout:     5 * time.Second,
+		KeepaliveMinTime:     30 * time.Second,
+		MaxConcurrentStreams: 1000000,
+		ShutdownTimeout:      5 * time.Second,
+	}
+}
+
+// Validate reports the first bad value, naming its environment variable.
+func (c Config) Validate() error {
+	if err := validateAddress(c.Address); err != nil {
+		return fmt.Errorf("GATEWIRE_XDS_ADDRESS: %w", err)
+	}
+	durations := []struct {
+		name string
+		d    time.Duration
+	}{
+		{"GATEWIRE_XDS_KEEPALIVE_TIME", c.KeepaliveTime},
+		{"GATEWIRE_XDS_KEEPALIVE_TIMEOUT", c.KeepaliveTimeout},
+		{"GATEWIRE_XDS_KEEPALIVE_MIN_TIME", c.KeepaliveMinTime},
+		{"GATEWIRE_XDS_SHUTDOWN_TIMEOUT", c.ShutdownTimeout},
+	}
+	for _, d := range durations {
+		if d.d <= 0 {
+			return fmt.Errorf("%s: %s is not a positive duration", d.name, d.d)
+		}
+	}
+	if c.MaxConcurrentStreams == 0 {
+		return errors.New("GATEWIRE_XDS_MAX_CONCURRENT_STREAMS: must be at least 1")
+	}
+	return nil
+}
+
+func validateAddress(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port: %w", addr, err)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("%q: port %q is not a number from 0 to 65535", addr, port)
+	}
+	return nil
+}

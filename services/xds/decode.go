@@ -1,0 +1,113 @@
+package xds
+
+import (
+	"errors"
+	"fmt"
+
+	// The Envoy types a snapshot may hold, registered so that their Anys
+	// decode. The typed config inside them (the connection manager, the
+	// router) is passed to Envoy as it came; it is registered too so that
+	// a decoded snapshot can be printed.
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+
+	"github.com/envoyproxy/go-control-plane/pkg/cache/types"
+	"github.com/envoyproxy/go-control-plane/pkg/cache/v3"
+	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
+	"google.golang.org/protobuf/proto"
+
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+)
+
+// servedTypes are in every snapshot, empty when the gateway has none of
+// them, so that an Envoy's first request of each type is answered and its
+// initialization never waits for a type its gateway does not use.
+var servedTypes = []resource.Type{
+	resource.ClusterType,
+	resource.EndpointType,
+	resource.ListenerType,
+	resource.RouteType,
+	resource.SecretType,
+}
+
+// validator is implemented by every Envoy message (protoc-gen-validate).
+type validator interface{ ValidateAll() error }
+
+// decodeSnapshot turns the bus value into a consistent go-control-plane
+// snapshot. Every resource must be of a type the cache serves, carry a
+// unique name within its type, and pass ValidateAll; the snapshot must be
+// Consistent. The error names the first resource that is not.
+func decodeSnapshot(x *busv1.XdsSnapshot) (*cache.Snapshot, error) {
+	if x.GetVersion() == "" {
+		return nil, errors.New("version is empty")
+	}
+	byType := make(map[resource.Type][]types.Resource, len(servedTypes))
+	for _, t := range servedTypes {
+		byType[t] = []types.Resource{}
+	}
+	seen := map[string]bool{}
+	for _, typed := range x.GetResources() {
+		url := typed.GetTypeUrl()
+		if seen[url] {
+			return nil, fmt.Errorf("type %q is listed twice", url)
+		}
+		seen[url] = true
+		rs, err := decodeTyped(typed)
+		if err != nil {
+			return nil, err
+		}
+		byType[url] = rs
+	}
+	snap, err := cache.NewSnapshot(x.GetVersion(), byType)
+	if err != nil {
+		return nil, err
+	}
+	if err := snap.Consistent(); err != nil {
+		return nil, fmt.Errorf("inconsistent: %w", err)
+	}
+	return snap, nil
+}
+
+// decodeTyped decodes and checks the resources of one type.
+func decodeTyped(typed *busv1.TypedResources) ([]types.Resource, error) {
+	url := typed.GetTypeUrl()
+	if cache.GetResponseType(url) == types.UnknownType {
+		return nil, fmt.Errorf("type %q is not an xDS type this server serves", url)
+	}
+	names := make(map[string]bool, len(typed.GetResources()))
+	out := make([]types.Resource, 0, len(typed.GetResources()))
+	for i, a := range typed.GetResources() {
+		if a.GetTypeUrl() != url {
+			return nil, fmt.Errorf("%s resource %d: holds %q", url, i, a.GetTypeUrl())
+		}
+		msg, err := a.UnmarshalNew()
+		if err != nil {
+			return nil, fmt.Errorf("%s resource %d: %w", url, i, err)
+		}
+		name := cache.GetResourceName(msg)
+		if name == "" {
+			return nil, fmt.Errorf("%s resource %d: no name", url, i)
+		}
+		if names[name] {
+			return nil, fmt.Errorf("%s %q: listed twice", url, name)
+		}
+		names[name] = true
+		if err := validate(msg); err != nil {
+			return nil, fmt.Errorf("%s %q: %w", url, name, err)
+		}
+		out = append(out, msg)
+	}
+	return out, nil
+}
+
+func validate(msg proto.Message) error {
+	if v, ok := msg.(validator); ok {
+		return v.ValidateAll()
+	}
+	return nil
+}

@@ -1,0 +1,173 @@
+package xds
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/envoyproxy/go-control-plane/pkg/cache/v3"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/gatewire/gatewire/pkg/bus"
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+)
+
+// Backoff between attempts to open the watch of the xds bucket.
+const (
+	minWatchBackoff = 100 * time.Millisecond
+	maxWatchBackoff = 5 * time.Second
+)
+
+// feed keeps the snapshot cache equal to the xds bucket. It is run by one
+// goroutine; the cache it writes is safe for concurrent use by the gRPC
+// streams.
+type feed struct {
+	bus      *bus.Bus
+	cache    cache.SnapshotCache
+	log      *slog.Logger
+	rejected metric.Int64Counter
+
+	synced atomic.Bool
+	// served maps each bucket key that has a snapshot in the cache to its
+	// node cluster. Only the feed goroutine touches it.
+	served map[string]string
+}
+
+// run follows the xds bucket until ctx is done. A watch that cannot be
+// opened is retried with backoff; a watch that ends while ctx is alive is
+// opened again, and after its initial sync the gateways no longer in the
+// bucket are cleared. Nothing is cleared because NATS is away: the cache
+// keeps serving what it has.
+func (f *feed) run(ctx context.Context) {
+	backoff := minWatchBackoff
+	for ctx.Err() == nil {
+		w, err := f.bus.Watch(ctx, bus.XDS, ">")
+		if err != nil {
+			f.log.Warn("xds bucket watch failed", "error", err, "retry", backoff)
+			if !sleep(ctx, backoff) {
+				return
+			}
+			backoff = min(2*backoff, maxWatchBackoff)
+			continue
+		}
+		backoff = minWatchBackoff
+		f.follow(ctx, w)
+		w.Stop()
+		if ctx.Err() == nil {
+			f.log.Warn("xds bucket watch ended; reopening it")
+			sleep(ctx, minWatchBackoff)
+		}
+	}
+}
+
+// follow applies the entries of one watch until it ends.
+func (f *feed) follow(ctx context.Context, w *bus.Watcher) {
+	inSync := map[string]bool{} // keys seen during the initial sync; nil after it
+	for e := range w.Updates() {
+		if e == nil {
+			f.sweep(inSync)
+			inSync = nil
+			if !f.synced.Swap(true) {
+				f.log.Info("xds bucket synced", "gateways", len(f.served))
+			}
+			continue
+		}
+		if inSync != nil {
+			inSync[e.Key] = true
+		}
+		f.apply(ctx, e)
+	}
+}
+
+// sweep clears the gateways that were served before a watch was reopened
+// and were not in its initial sync: they were deleted meanwhile.
+func (f *feed) sweep(seen map[string]bool) {
+	for key, nodeCluster := range f.served {
+		if !seen[key] {
+			f.clear(key, nodeCluster)
+		}
+	}
+}
+
+// apply sets or clears the snapshot of one gateway. A value that does not
+// decode, or decodes to a bad snapshot, is logged and counted; the
+// gateway's previous snapshot stays in the cache.
+func (f *feed) apply(ctx context.Context, e *bus.Entry) {
+	nodeCluster, err := nodeClusterOf(e.Key)
+	if err != nil {
+		f.reject(ctx, e, "", err)
+		return
+	}
+	if e.Op == bus.OpDelete {
+		f.clear(e.Key, nodeCluster)
+		return
+	}
+	if e.Err != nil {
+		f.reject(ctx, e, nodeCluster, e.Err)
+		return
+	}
+	x, ok := e.Value.(*busv1.XdsSnapshot)
+	if !ok {
+		f.reject(ctx, e, nodeCluster, fmt.Errorf("value is a %T, want an XdsSnapshot", e.Value))
+		return
+	}
+	if x.GetNodeCluster() != nodeCluster {
+		f.reject(ctx, e, nodeCluster, fmt.Errorf("node_cluster %q does not match the key", x.GetNodeCluster()))
+		return
+	}
+	snap, err := decodeSnapshot(x)
+	if err != nil {
+		f.reject(ctx, e, nodeCluster, err)
+		return
+	}
+	err = f.cache.SetSnapshot(e.Context(ctx), nodeCluster, snap)
+	f.served[e.Key] = nodeCluster // held by the cache even when err is set
+	if err != nil {
+		// The cache stored the snapshot but could not answer every open
+		// watch: ctx ended (the service is stopping) or it could not hash
+		// the resources for delta clients.
+		f.log.Warn("snapshot not delivered to all watches", "gateway", nodeCluster, "error", err)
+		return
+	}
+	f.log.Info("snapshot set", "gateway", nodeCluster, "version", x.GetVersion(),
+		"source_revision", x.GetSourceRevision(), "revision", e.Revision)
+}
+
+// clear removes the gateway's snapshot: Envoys that connect later get
+// nothing; connected Envoys keep the configuration they have.
+func (f *feed) clear(key, nodeCluster string) {
+	f.cache.ClearSnapshot(nodeCluster)
+	delete(f.served, key)
+	f.log.Info("snapshot cleared", "gateway", nodeCluster, "key", key)
+}
+
+func (f *feed) reject(ctx context.Context, e *bus.Entry, nodeCluster string, err error) {
+	f.rejected.Add(ctx, 1, metric.WithAttributes(attribute.String("gateway", nodeCluster)))
+	f.log.Error("snapshot rejected; the previous one stays served", "key", e.Key,
+		"gateway", nodeCluster, "revision", e.Revision, "error", err)
+}
+
+// nodeClusterOf is the node.cluster of the Envoys of the gateway whose
+// snapshot is stored under key: <namespace>/<gateway>.
+func nodeClusterOf(key string) (string, error) {
+	ns, name, err := bus.ParseGatewayKey(key)
+	if err != nil {
+		return "", err
+	}
+	return ns + "/" + name, nil
+}
+
+// sleep waits d or until ctx is done; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
