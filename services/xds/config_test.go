@@ -1,0 +1,59 @@
+package xds
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kelseyhightower/envconfig"
+)
+
+func TestConfigDefaults(t *testing.T) {
+	var c Config
+	if err := envconfig.Process("GATEWIRE", &c); err != nil {
+		t.Fatal(err)
+	}
+	if c != DefaultConfig() {
+		t.Errorf("defaults from the environment %+v differ from DefaultConfig() %+v", c, DefaultConfig())
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("defaults do not validate: %v", err)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct{ variable, value string }{
+		{"GATEWIRE_XDS_ADDRESS", "18000"},
+		{"GATEWIRE_XDS_ADDRESS", ":http"},
+		{"GATEWIRE_XDS_ADDRESS", "127.0.0.1:70000"},
+		{"GATEWIRE_XDS_KEEPALIVE_TIME", "0s"},
+		{"GATEWIRE_XDS_KEEPALIVE_TIMEOUT", "-1s"},
+		{"GATEWIRE_XDS_KEEPALIVE_MIN_TIME", "0s"},
+		{"GATEWIRE_XDS_SHUTDOWN_TIMEOUT", "0s"},
+		{"GATEWIRE_XDS_MAX_CONCURRENT_STREAMS", "0"},
+	} {
+		t.Run(tc.variable+"="+tc.value, func(t *testing.T) {
+			t.Setenv(tc.variable, tc.value)
+			var c Config
+			if err := envconfig.Process("GATEWIRE", &c); err != nil {
+				t.Fatal(err)
+			}
+			err := c.Validate()
+			if err == nil || !strings.HasPrefix(err.Error(), tc.variable+": ") {
+				t.Fatalf("Validate() = %v, want an error naming %s", err, tc.variable)
+			}
+			if _, err := New(c, nil, nil); err == nil {
+				t.Fatal("New accepted the configuration")
+			}
+		})
+	}
+}
+
+func TestConfigValidAddresses(t *testing.T) {
+	for _, addr := range []string{":18000", "127.0.0.1:0", "[::1]:18000", "xds.example:18000"} {
+		c := DefaultConfig()
+		c.Address = addr
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", addr, err)
+		}
+	}
+}

@@ -1,0 +1,206 @@
+package xds
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.uber.org/goleak"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/gatewire/gatewire/pkg/bus"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// wait is how long a test waits for something that should happen.
+const wait = 10 * time.Second
+
+// harness is a running Service on a loopback port with a client
+// connection to it, a metric reader and a log buffer.
+type harness struct {
+	bus    *bus.Bus
+	svc    *Service
+	conn   *grpc.ClientConn
+	reader *sdkmetric.ManualReader
+	logs   *logBuffer
+}
+
+// start runs a Service over b until the test ends, and waits until it is
+// ready.
+func start(t *testing.T, b *bus.Bus) *harness {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	h := &harness{bus: b, reader: sdkmetric.NewManualReader(), logs: &logBuffer{}}
+	log := slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	meters := sdkmetric.NewMeterProvider(sdkmetric.WithReader(h.reader))
+	h.svc, err = New(DefaultConfig(), b, log, WithListener(l), WithMeterProvider(meters))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.svc.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		_ = meters.Shutdown(context.Background())
+	})
+	h.conn, err = grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatalf("grpc client: %v", err)
+	}
+	t.Cleanup(func() { _ = h.conn.Close() })
+	waitFor(t, "service ready", h.svc.Ready)
+	if got := h.svc.Addr(); got == nil || got.String() != l.Addr().String() {
+		t.Fatalf("Addr() = %v, want %v", got, l.Addr())
+	}
+	return h
+}
+
+// waitFor polls cond until it holds, or fails the test.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitVersion waits until the cache holds version for nodeCluster.
+func (h *harness) waitVersion(t *testing.T, nodeCluster, version string) {
+	t.Helper()
+	waitFor(t, nodeCluster+" at version "+version, func() bool { return h.servedVersion(nodeCluster) == version })
+}
+
+// servedVersion is the listener version the cache holds for nodeCluster,
+// "" when it holds none.
+func (h *harness) servedVersion(nodeCluster string) string {
+	snap, err := h.svc.cache.GetSnapshot(nodeCluster)
+	if err != nil {
+		return ""
+	}
+	return snap.GetVersion(resource.ListenerType)
+}
+
+// put writes a value to the xds bucket.
+func (h *harness) put(t *testing.T, key string, msg proto.Message) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if _, err := h.bus.Put(ctx, bus.XDS, key, msg); err != nil {
+		t.Fatalf("put %s: %v", key, err)
+	}
+}
+
+// count is the value of a counter with the given attributes; 0 when absent.
+func (h *harness) count(t *testing.T, name string, attrs ...attribute.KeyValue) int64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := h.reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatalf("collect metrics: %v", err)
+	}
+	want := attribute.NewSet(attrs...)
+	var total int64
+	for _, sm := range rm.ScopeMetrics {
+		if sm.Scope.Name != meterName {
+			continue
+		}
+		for _, m := range sm.Metrics {
+			sum, ok := m.Data.(metricdata.Sum[int64])
+			if m.Name != name || !ok {
+				continue
+			}
+			for _, dp := range sum.DataPoints {
+				if dp.Attributes.Equals(&want) {
+					total += dp.Value
+				}
+			}
+		}
+	}
+	return total
+}
+
+// waitCount waits until a counter reaches n.
+func (h *harness) waitCount(t *testing.T, n int64, name string, attrs ...attribute.KeyValue) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%s%v to reach %d", name, attrs, n), func() bool { return h.count(t, name, attrs...) == n })
+}
+
+// fetch opens a raw state-of-the-world ADS stream for nodeCluster, asks for
+// every resource of typeURL and returns the first response.
+func (h *harness) fetch(ctx context.Context, nodeCluster, typeURL string) (*discovery.DiscoveryResponse, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := discovery.NewAggregatedDiscoveryServiceClient(h.conn).StreamAggregatedResources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req := &discovery.DiscoveryRequest{Node: node(nodeCluster), TypeUrl: typeURL}
+	if err := stream.Send(req); err != nil {
+		return nil, err
+	}
+	return stream.Recv()
+}
+
+func node(nodeCluster string) *core.Node {
+	return &core.Node{Id: "envoy-" + strings.ReplaceAll(nodeCluster, "/", "-"), Cluster: nodeCluster}
+}
+
+// logBuffer collects the service's logs; it is safe for concurrent use.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// lines returns the log lines that contain every one of parts.
+func (b *logBuffer) lines(parts ...string) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for line := range strings.Lines(b.buf.String()) {
+		if containsAll(line, parts) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
