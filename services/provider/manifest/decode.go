@@ -1,0 +1,270 @@
+// Package manifest reads Kubernetes objects from YAML and JSON manifests, the
+// way the file provider sees them.
+//
+// A manifest holds one or more documents separated by "---"; a document is an
+// object, or a v1 List whose items are objects. Every object must name its
+// apiVersion, kind and metadata.name, be of one of the kinds in Kinds, and
+// decode strictly into that kind's Go type (sigs.k8s.io/gateway-api apis/v1,
+// k8s.io/api): an unknown field such as spec.listners, a duplicate key or a
+// value of the wrong type is a Problem that names the file and the line of the
+// offending field (or of the document, when the field cannot be placed).
+//
+// Decode normalizes what it returns, so that the same files always give the
+// same bytes:
+//   - apiVersion is the kind's published version (Kind.Version);
+//   - status, metadata.managedFields, metadata.generation and
+//     metadata.resourceVersion are removed (the caller that publishes the
+//     object owns generation and resourceVersion);
+//   - a namespaced object without a namespace is in "default", and a
+//     cluster-scoped object loses any namespace it names;
+//   - metadata.uid, when absent, is UID(kind, namespace, name);
+//   - metadata.creationTimestamp, when absent, is the Unix epoch
+//     (1970-01-01T00:00:00Z): route precedence falls back on creation time,
+//     and files carry none, so every file object is equally old and ties are
+//     broken by namespace and name, as the Gateway API specifies.
+//
+// The package is safe for concurrent use; it keeps no state.
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/util/validation"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// Epoch is the creationTimestamp of objects whose manifest names none.
+const Epoch = "1970-01-01T00:00:00Z"
+
+// Object is one object read from a manifest.
+type Object struct {
+	// Kind is what the object is published as.
+	Kind Kind
+	// Namespace is empty for cluster-scoped kinds.
+	Namespace string
+	Name      string
+	// Path is the manifest the object was read from, as given to Decode.
+	Path string
+	// Line is the 1-based line the object's document starts on (its first key).
+	Line int
+	// JSON is the normalized object (see the package doc); keys are sorted.
+	JSON []byte
+}
+
+// Problem is a manifest that cannot be used, located by path and line.
+type Problem struct {
+	Path string
+	// Line is 1-based; 0 when the problem is with the file as a whole.
+	Line    int
+	Message string
+}
+
+// Error returns "<path>:<line>: <message>".
+func (p Problem) Error() string {
+	if p.Line == 0 {
+		return p.Path + ": " + p.Message
+	}
+	return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Message)
+}
+
+// Decode reads every object of the manifest data, read from path. It returns
+// the objects in document order and every problem found; a caller that wants
+// all or nothing uses the objects only when there is no problem. Empty
+// documents (only comments, or nothing between two "---") are skipped.
+func Decode(path string, data []byte) ([]Object, []Problem) {
+	d := decoder{path: path}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			line, msg := syntaxError(err)
+			d.problem(line, "%s", msg)
+			break
+		}
+		if len(doc.Content) == 0 || isNull(doc.Content[0]) {
+			continue
+		}
+		d.document(doc.Content[0])
+	}
+	return d.objects, d.problems
+}
+
+// decoder collects the objects and problems of one manifest.
+type decoder struct {
+	path     string
+	objects  []Object
+	problems []Problem
+}
+
+func (d *decoder) problem(line int, format string, args ...any) {
+	d.problems = append(d.problems, Problem{Path: d.path, Line: line, Message: fmt.Sprintf(format, args...)})
+}
+
+// document decodes one document: an object or a v1 List of objects.
+func (d *decoder) document(n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		d.problem(n.Line, "document is not an object (a YAML mapping)")
+		return
+	}
+	if dup := duplicateKeys(n); len(dup) > 0 {
+		for _, k := range dup {
+			d.problem(k.Line, "duplicate key %q", k.Value)
+		}
+		return
+	}
+	if scalarValue(n, "apiVersion") == "v1" && scalarValue(n, "kind") == "List" {
+		items := mapValue(n, "items")
+		if items == nil || items.Kind != yaml.SequenceNode {
+			d.problem(n.Line, "List has no items sequence")
+			return
+		}
+		for _, item := range items.Content {
+			if item.Kind != yaml.MappingNode {
+				d.problem(item.Line, "List item is not an object (a YAML mapping)")
+				continue
+			}
+			d.object(item)
+		}
+		return
+	}
+	d.object(n)
+}
+
+// object decodes, checks and normalizes one object.
+func (d *decoder) object(n *yaml.Node) {
+	raw, err := nodeJSON(n)
+	if err != nil {
+		d.problem(n.Line, "%v", err)
+		return
+	}
+	var obj map[string]any
+	if err := unmarshal(raw, &obj); err != nil {
+		d.problem(n.Line, "%v", err)
+		return
+	}
+	kind, ok := d.header(n, obj)
+	if !ok {
+		return
+	}
+	name := nestedString(obj, "metadata", "name")
+	if !d.strict(n, kind, name, raw) {
+		return
+	}
+	normalize(obj, kind)
+	out, err := json.Marshal(obj)
+	if err != nil {
+		d.problem(n.Line, "%s %q: %v", kind.Kind, name, err)
+		return
+	}
+	d.objects = append(d.objects, Object{
+		Kind: kind, Namespace: nestedString(obj, "metadata", "namespace"), Name: name,
+		Path: d.path, Line: n.Line, JSON: out,
+	})
+}
+
+// header checks apiVersion, kind and metadata.name and returns the Kind.
+func (d *decoder) header(n *yaml.Node, obj map[string]any) (Kind, bool) {
+	apiVersion, _ := obj["apiVersion"].(string)
+	kindName, _ := obj["kind"].(string)
+	name := nestedString(obj, "metadata", "name")
+	switch {
+	case apiVersion == "":
+		d.problem(n.Line, "missing apiVersion (a string)")
+		return Kind{}, false
+	case kindName == "":
+		d.problem(n.Line, "missing kind (a string)")
+		return Kind{}, false
+	}
+	kind, ok := kinds[kindName]
+	if !ok {
+		d.problem(lineOf(n, "kind"), "unknown kind %q (apiVersion %q); known kinds: %s",
+			kindName, apiVersion, strings.Join(kindNames(), ", "))
+		return Kind{}, false
+	}
+	group, version := splitAPIVersion(apiVersion)
+	if group != kind.Group || !kind.accepted(version) {
+		d.problem(lineOf(n, "apiVersion"), "apiVersion %q is not served for kind %s; use %q",
+			apiVersion, kindName, kind.APIVersion())
+		return Kind{}, false
+	}
+	if name == "" {
+		d.problem(n.Line, "%s without metadata.name (a string)", kindName)
+		return Kind{}, false
+	}
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		d.problem(lineOf(n, "metadata.name"), "%s metadata.name %q: %s", kindName, name, strings.Join(errs, "; "))
+		return Kind{}, false
+	}
+	ns := nestedString(obj, "metadata", "namespace")
+	if errs := validation.IsDNS1123Label(ns); ns != "" && kind.Namespaced && len(errs) > 0 {
+		d.problem(lineOf(n, "metadata.namespace"), "%s metadata.namespace %q: %s", kindName, ns, strings.Join(errs, "; "))
+		return Kind{}, false
+	}
+	return kind, true
+}
+
+// normalize applies the rules of the package doc to obj.
+func normalize(obj map[string]any, kind Kind) {
+	obj["apiVersion"] = kind.APIVersion()
+	delete(obj, "status")
+	meta, _ := obj["metadata"].(map[string]any)
+	delete(meta, "managedFields")
+	delete(meta, "generation")
+	delete(meta, "resourceVersion")
+	ns, _ := meta["namespace"].(string)
+	switch {
+	case !kind.Namespaced:
+		delete(meta, "namespace")
+		ns = ""
+	case ns == "":
+		ns = "default"
+		meta["namespace"] = ns
+	}
+	if uid, _ := meta["uid"].(string); uid == "" {
+		meta["uid"] = UID(kind.Kind, ns, nestedString(obj, "metadata", "name"))
+	}
+	if ts, _ := meta["creationTimestamp"].(string); ts == "" {
+		meta["creationTimestamp"] = Epoch
+	}
+}
+
+// nodeJSON converts a YAML node to JSON the way kubectl does (YAML 1.1
+// scalars: yes/no are booleans).
+func nodeJSON(n *yaml.Node) ([]byte, error) {
+	y, err := yaml.Marshal(n)
+	if err != nil {
+		return nil, err
+	}
+	return sigsyaml.YAMLToJSON(y)
+}
+
+func splitAPIVersion(apiVersion string) (group, version string) {
+	if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
+		return apiVersion[:i], apiVersion[i+1:]
+	}
+	return "", apiVersion
+}
+
+// nestedString returns obj[k1][k2]... when it is a string.
+func nestedString(obj map[string]any, keys ...string) string {
+	var cur any = obj
+	for _, k := range keys {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return ""
+		}
+		cur = m[k]
+	}
+	s, _ := cur.(string)
+	return s
+}
