@@ -1,0 +1,211 @@
+package file
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gatewire/gatewire/pkg/bus"
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	"github.com/gatewire/gatewire/services/provider/manifest"
+)
+
+// OriginPrefix starts the origin of every Resource the file provider
+// publishes: "file:<path>:<line>".
+const OriginPrefix = "file:"
+
+// opTimeout bounds one bus operation.
+const opTimeout = 10 * time.Second
+
+// record is what the provider last published under one key.
+type record struct {
+	res *busv1.Resource
+	// content is the hash of the object without generation and
+	// resourceVersion, the two fields the provider computes.
+	content [32]byte
+	// spec is the hash of the object without metadata: when it changes, the
+	// generation goes up.
+	spec [32]byte
+}
+
+// publisher keeps the resources bucket equal to the folder. It is owned by
+// the Run goroutine.
+type publisher struct {
+	bus *bus.Bus
+	log *slog.Logger
+	// records holds the keys of the bucket whose origin is a file, and what
+	// they hold; nil until load.
+	records map[string]record
+}
+
+// load reads the file objects of the resources bucket, so that the first sync
+// deletes what the folder no longer holds, keeps the generation of objects
+// that did not change, and writes nothing for them.
+func (p *publisher) load(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	w, err := p.bus.Watch(ctx, bus.Resources, ">")
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	records := map[string]record{}
+	for e := range w.Updates() {
+		if e == nil { // initial values done
+			p.records = records
+			return nil
+		}
+		res, ok := e.Value.(*busv1.Resource)
+		if e.Op != bus.OpPut || !ok || !strings.HasPrefix(res.GetOrigin(), OriginPrefix) {
+			delete(records, e.Key)
+			continue
+		}
+		rec, err := recordOf(res)
+		if err != nil {
+			p.log.Warn("unreadable resource replaced", "key", e.Key, "error", err)
+			rec = record{res: res}
+		}
+		records[e.Key] = rec
+	}
+	return fmt.Errorf("reading %s: %w", p.bus.BucketName(bus.Resources), context.Cause(ctx))
+}
+
+// sync puts every object of want that differs from what was published and
+// deletes the file objects that are no longer wanted. It stops at the first
+// bus error; what was done is remembered, so calling it again finishes the
+// job.
+func (p *publisher) sync(ctx context.Context, want map[string]manifest.Object) (puts, deletes int, err error) {
+	for _, key := range sortedKeys(want) {
+		prev, seen := p.records[key]
+		rec, err := next(want[key], prev, seen)
+		if err != nil {
+			return puts, deletes, fmt.Errorf("%s: %w", key, err)
+		}
+		if seen && rec.content == prev.content && rec.res.Origin == prev.res.Origin {
+			continue
+		}
+		opCtx, cancel := context.WithTimeout(ctx, opTimeout)
+		_, err = p.bus.Put(opCtx, bus.Resources, key, rec.res)
+		cancel()
+		if err != nil {
+			return puts, deletes, fmt.Errorf("put %s: %w", key, err)
+		}
+		p.log.Debug("resource published", "key", key, "origin", rec.res.Origin, "generation", rec.res.Generation)
+		p.records[key] = rec
+		puts++
+	}
+	for _, key := range sortedKeys(p.records) {
+		if _, ok := want[key]; ok {
+			continue
+		}
+		opCtx, cancel := context.WithTimeout(ctx, opTimeout)
+		err := p.bus.Delete(opCtx, bus.Resources, key)
+		cancel()
+		if err != nil {
+			return puts, deletes, fmt.Errorf("delete %s: %w", key, err)
+		}
+		p.log.Debug("resource deleted", "key", key)
+		delete(p.records, key)
+		deletes++
+	}
+	return puts, deletes, nil
+}
+
+// next returns the record to publish for o, given what was published before
+// (prev, when seen). The generation starts at 1 and goes up by one whenever
+// the object outside metadata changes; it is read back from the bucket on
+// start, so it survives restarts.
+func next(o manifest.Object, prev record, seen bool) (record, error) {
+	obj, err := decodeObject(o.JSON)
+	if err != nil {
+		return record{}, err
+	}
+	content, spec, err := hashes(obj)
+	if err != nil {
+		return record{}, err
+	}
+	generation := int64(1)
+	if seen && prev.res.GetGeneration() > 0 {
+		generation = prev.res.GetGeneration()
+		if spec != prev.spec {
+			generation++
+		}
+	}
+	rv := sha256.Sum256(append(content[:], strconv.FormatInt(generation, 10)...))
+	resourceVersion := hex.EncodeToString(rv[:8])
+	meta := obj["metadata"].(map[string]any) // manifest.Decode always sets it
+	meta["generation"] = generation
+	meta["resourceVersion"] = resourceVersion
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return record{}, err
+	}
+	uid, _ := meta["uid"].(string)
+	return record{
+		res: &busv1.Resource{
+			Group: o.Kind.Group, Version: o.Kind.Version, Kind: o.Kind.Kind,
+			Namespace: o.Namespace, Name: o.Name, Uid: uid,
+			Generation: generation, ResourceVersion: resourceVersion,
+			Object: data, Origin: fmt.Sprintf("%s%s:%d", OriginPrefix, o.Path, o.Line),
+		},
+		content: content, spec: spec,
+	}, nil
+}
+
+// recordOf rebuilds the record of a Resource read from the bucket.
+func recordOf(res *busv1.Resource) (record, error) {
+	obj, err := decodeObject(res.GetObject())
+	if err != nil {
+		return record{}, err
+	}
+	content, spec, err := hashes(obj)
+	return record{res: res, content: content, spec: spec}, err
+}
+
+// hashes returns the hash of obj without metadata.generation and
+// metadata.resourceVersion, and the hash of obj without metadata. obj's
+// metadata loses those two fields.
+func hashes(obj map[string]any) (content, spec [32]byte, err error) {
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return content, spec, fmt.Errorf("object has no metadata")
+	}
+	delete(meta, "generation")
+	delete(meta, "resourceVersion")
+	all, err := json.Marshal(obj)
+	if err != nil {
+		return content, spec, err
+	}
+	delete(obj, "metadata")
+	rest, err := json.Marshal(obj)
+	obj["metadata"] = meta
+	return sha256.Sum256(all), sha256.Sum256(rest), err
+}
+
+// decodeObject decodes object JSON keeping numbers as they were written.
+func decodeObject(data []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, fmt.Errorf("object JSON: %w", err)
+	}
+	return obj, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,187 @@
+package file
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gatewire/gatewire/services/provider/manifest"
+)
+
+// extensions are the manifest file extensions the provider reads.
+var extensions = map[string]bool{".yaml": true, ".yml": true, ".json": true}
+
+// source is what the provider knows of one manifest file.
+type source struct {
+	// data is the content last read, good or not: a file whose content has
+	// not changed is not decoded again.
+	data []byte
+	// objects is the last good content: what the file held the last time it
+	// decoded without a problem.
+	objects []manifest.Object
+	// problems is empty when data decoded cleanly.
+	problems []manifest.Problem
+}
+
+// folder is the state of the watched folder. It is owned by the Run
+// goroutine.
+type folder struct {
+	root    string
+	log     *slog.Logger
+	sources map[string]*source // by path
+	// rootProblem is set while the folder itself cannot be read.
+	rootProblem *manifest.Problem
+}
+
+func newFolder(root string, log *slog.Logger) *folder {
+	return &folder{root: root, log: log, sources: map[string]*source{}}
+}
+
+// scan reads the folder and its subfolders (names starting with "." are
+// skipped, so are editors' swap files and the hidden "..data" folders of a
+// Kubernetes ConfigMap volume, whose files are read through the symbolic
+// links beside them) and updates the sources. It calls watch for every folder
+// it walks. It returns false when the folder cannot be walked; the sources are
+// then left as they were, so that a folder that is briefly away (an unmounted
+// volume) does not empty the bus.
+func (f *folder) scan(watch func(dir string) error) bool {
+	seen := map[string]bool{}
+	err := filepath.WalkDir(f.root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == f.root {
+				return err
+			}
+			f.readProblem(path, err)
+			f.keep(seen, path)
+			return nil
+		}
+		hidden := path != f.root && strings.HasPrefix(d.Name(), ".")
+		switch {
+		case d.IsDir() && hidden:
+			return filepath.SkipDir
+		case d.IsDir():
+			if err := watch(path); err != nil {
+				f.log.Error("watch folder", "path", path, "error", err)
+			}
+			return nil
+		case hidden || !extensions[strings.ToLower(filepath.Ext(path))]:
+			return nil
+		}
+		seen[path] = true
+		f.read(path)
+		return nil
+	})
+	if err != nil {
+		if f.rootProblem == nil {
+			f.log.Error("read folder", "path", f.root, "line", 0, "error", err)
+		}
+		f.rootProblem = &manifest.Problem{Path: f.root, Message: fmt.Sprintf("cannot read the folder: %v", err)}
+		return false
+	}
+	f.rootProblem = nil
+	for path := range f.sources {
+		if !seen[path] {
+			f.log.Info("file removed", "path", path)
+			delete(f.sources, path)
+		}
+	}
+	return true
+}
+
+// keep marks path, and every source under it when it is a folder, as seen,
+// so that what cannot be read now keeps its last good content.
+func (f *folder) keep(seen map[string]bool, path string) {
+	seen[path] = true
+	for p := range f.sources {
+		if strings.HasPrefix(p, path+string(filepath.Separator)) {
+			seen[p] = true
+		}
+	}
+}
+
+// read reads and decodes one file when its content changed.
+func (f *folder) read(path string) {
+	st, err := os.Stat(path) // follows symbolic links
+	if err == nil && !st.Mode().IsRegular() {
+		return
+	}
+	var data []byte
+	if err == nil {
+		data, err = os.ReadFile(path)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		// Removed since the folder was listed, or a dangling link: the
+		// removal's own event brings another scan.
+		delete(f.sources, path)
+		return
+	}
+	if err != nil {
+		f.readProblem(path, err)
+		return
+	}
+	src := f.sources[path]
+	if src == nil {
+		src = &source{}
+		f.sources[path] = src
+	}
+	if src.data != nil && bytes.Equal(src.data, data) {
+		return
+	}
+	src.data = data
+	objects, problems := manifest.Decode(path, data)
+	src.problems = problems
+	if len(problems) > 0 {
+		for _, p := range problems {
+			f.log.Error("file problem", "path", p.Path, "line", p.Line, "error", p.Message)
+		}
+		return
+	}
+	src.objects = objects
+	f.log.Debug("file read", "path", path, "objects", len(objects))
+}
+
+// readProblem records a file that cannot be read; its last good content is
+// kept.
+func (f *folder) readProblem(path string, err error) {
+	src := f.sources[path]
+	if src == nil {
+		src = &source{}
+		f.sources[path] = src
+	}
+	msg := fmt.Sprintf("cannot read the file: %v", err)
+	if len(src.problems) != 1 || src.problems[0].Message != msg {
+		f.log.Error("file problem", "path", path, "line", 0, "error", msg)
+	}
+	src.data = nil
+	src.problems = []manifest.Problem{{Path: path, Message: msg}}
+}
+
+// paths returns the paths of the sources in the order that decides which
+// file wins when two define the same object: byte-wise order of the path.
+func (f *folder) paths() []string {
+	out := make([]string, 0, len(f.sources))
+	for p := range f.sources {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// problems returns the current problems of the folder and its files, by path
+// and line.
+func (f *folder) problems() []manifest.Problem {
+	var out []manifest.Problem
+	if f.rootProblem != nil {
+		out = append(out, *f.rootProblem)
+	}
+	for _, p := range f.paths() {
+		out = append(out, f.sources[p].problems...)
+	}
+	return out
+}
