@@ -1,0 +1,70 @@
+# gatewire: an Envoy control plane for the Kubernetes Gateway API on NATS JetStream.
+# Everything here needs only the Go toolchain (and apt for protoc, installed when missing).
+
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+MODULES := proto pkg services/provider services/translator services/xds services/infra cmd/gatewire integration
+PKGS := $(addsuffix /...,$(addprefix ./,$(MODULES)))
+UNIT_PKGS := $(filter-out ./integration/...,$(PKGS))
+BIN := bin
+GO_TEST_FLAGS ?=
+BENCH_COUNT ?= 6
+BENCHSTAT_VERSION := v0.0.0-20260908200009-22c9c6c9d4da
+
+.PHONY: help
+help: ## List the targets.
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: build
+build: ## Build gatewire and the four service binaries into bin/.
+	@mkdir -p $(BIN)
+	go build -o $(BIN)/gatewire ./cmd/gatewire
+	go build -o $(BIN)/provider ./services/provider/cmd/provider
+	go build -o $(BIN)/translator ./services/translator/cmd/translator
+	go build -o $(BIN)/xds ./services/xds/cmd/xds
+	go build -o $(BIN)/infra ./services/infra/cmd/infra
+
+.PHONY: run
+run: ## Run gatewire standalone on examples/quickstart (xDS on :18000).
+	@mkdir -p $(BIN)
+	go build -o $(BIN)/gatewire ./cmd/gatewire
+	$(BIN)/gatewire standalone -dir examples/quickstart
+
+.PHONY: test
+test: proto-check lint ## Run every test with the race detector (unit, then integration over real processes).
+	go test -race -count=1 $(GO_TEST_FLAGS) $(UNIT_PKGS)
+	go test -race -count=1 -timeout 20m $(GO_TEST_FLAGS) ./integration/...
+
+.PHONY: bench
+bench: ## Run the benchmarks (translation of 100 and 1,000 HTTPRoutes) and print their medians.
+	@mkdir -p $(BIN)
+	go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./services/translator/ | tee $(BIN)/bench.txt
+	GOWORK=off go run golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION) $(BIN)/bench.txt
+
+.PHONY: proto
+proto: ## Regenerate the Go code of proto/ with the pinned generators.
+	./hack/proto.sh
+
+.PHONY: proto-check
+proto-check: ## Fail when the committed generated code differs from what 'make proto' makes.
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	./hack/proto.sh "$$tmp"; \
+	if ! diff -r -x '*.proto' -x go.mod -x go.sum "$$tmp/gatewire" proto/gatewire >/dev/null; then \
+		diff -r -x '*.proto' "$$tmp/gatewire" proto/gatewire | head -20; \
+		echo "proto/: generated code is stale; run 'make proto' and commit the result" >&2; exit 1; \
+	fi
+
+.PHONY: lint
+lint: ## go vet every module and check gofmt.
+	go vet $(PKGS)
+	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt would change:" >&2; echo "$$out" >&2; exit 1; fi
+
+.PHONY: fmt
+fmt: ## Format the code.
+	gofmt -w $(MODULES)
+
+.PHONY: clean
+clean: ## Remove build outputs and standalone state.
+	rm -rf $(BIN) .gatewire

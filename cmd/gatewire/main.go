@@ -1,0 +1,82 @@
+// Command gatewire is gatewire's one command-line tool.
+//
+//	gatewire standalone            embedded NATS and all four services in one process
+//	gatewire tap [bucket] [keys]   print every change on the bus, decoded to JSON
+//	gatewire version
+//
+// Every subcommand answers -h with its flags and environment variables.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout io.Writer) error
+}
+
+var commands = []command{
+	{"standalone", "run an embedded NATS server and the four services in one process", runStandalone},
+	{"tap", "print every change on the bus, decoded to JSON", runTap},
+	{"version", "print the version", func(_ context.Context, _ []string, w io.Writer) error {
+		_, err := fmt.Fprintln(w, "gatewire", version)
+		return err
+	}},
+}
+
+// version is set at link time with -X main.version=...
+var version = "dev"
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "gatewire: an Envoy control plane for the Kubernetes Gateway API, on NATS JetStream.")
+	fmt.Fprintln(w, "\nUsage: gatewire <command> [flags]\n\nCommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'gatewire <command> -h' for the flags of a command.")
+}
+
+func main() {
+	if len(os.Args) < 2 || os.Args[1] == "-h" || os.Args[1] == "--help" || os.Args[1] == "help" {
+		usage(os.Stdout)
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	for _, c := range commands {
+		if c.name != os.Args[1] {
+			continue
+		}
+		err := c.run(ctx, os.Args[2:], os.Stdout)
+		switch {
+		case err == nil, errors.Is(err, flag.ErrHelp):
+			return
+		case errors.Is(err, errUsage):
+			fmt.Fprintf(os.Stderr, "gatewire %s: %v\n", c.name, err)
+			os.Exit(2)
+		default:
+			fmt.Fprintf(os.Stderr, "gatewire %s: %v\n", c.name, err)
+			os.Exit(1)
+		}
+	}
+	fmt.Fprintf(os.Stderr, "gatewire: unknown command %q\n\n", os.Args[1])
+	usage(os.Stderr)
+	os.Exit(2)
+}
+
+// errUsage marks errors in the command line or the environment.
+var errUsage = errors.New("usage")
+
+func usageError(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+}
