@@ -9,7 +9,7 @@
 //
 //	bucket       key                                   value            written by
 //	resources    <Kind>.<namespace or _>.<name>        busv1.Resource   provider
-//	status       <Kind>.<ns or _>.<name>.<gw ns>.<gw>  busv1.Status     translator
+//	status       <Kind>.<ns or _>.<name>.<gw ns>.<gw>  busv1.Status     translator (xds: Gateway.<ns>.<name>.=xds.<replica>)
 //	ir           <namespace>.<gateway>                 irv1.Gateway     translator
 //	xds          <namespace>.<gateway>                 busv1.XdsSnapshot translator
 //	infra        <namespace>.<gateway>                 busv1.Proxy      translator

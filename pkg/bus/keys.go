@@ -76,3 +76,15 @@ func ParseStatusKey(key string) (kind, namespace, name, gwNamespace, gwName stri
 
 // MemberKey is the key of a translator replica in the members bucket.
 func MemberKey(id string) string { return "translator." + escape(id) }
+
+// DataPlane is the gateway-namespace token of status entries written by the
+// xds service rather than the translator: what the Envoys of a gateway said
+// about its configuration (a rejected version, for example). Kubernetes names
+// never hold '=', so these keys never collide with a translator's.
+const DataPlane = "=xds"
+
+// DataPlaneStatusKey is the key of the xds service's status entry for a
+// Gateway: Gateway.<namespace>.<name>.=xds.<replica>, one per xds replica.
+func DataPlaneStatusKey(namespace, name, replica string) string {
+	return ResourceKey("Gateway", namespace, name) + "." + DataPlane + "." + escape(replica)
+}
