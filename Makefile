@@ -34,8 +34,13 @@ run: ## Run gatewire standalone on examples/quickstart (xDS on :18000).
 
 .PHONY: test
 test: proto-check lint ## Run every test with the race detector (unit, then integration over real processes).
-	go test -race -count=1 $(GO_TEST_FLAGS) $(UNIT_PKGS)
-	go test -race -count=1 -timeout 20m $(GO_TEST_FLAGS) ./integration/...
+	export KUBEBUILDER_ASSETS="$${KUBEBUILDER_ASSETS:-$$(./hack/envtest-assets.sh)}"; \
+	go test -race -count=1 $(GO_TEST_FLAGS) $(UNIT_PKGS) && \
+	go test -race -count=1 -timeout 30m $(GO_TEST_FLAGS) ./integration/...
+
+.PHONY: envtest-assets
+envtest-assets: ## Build kube-apiserver and etcd for envtest into ~/.cache/gatewire/envtest (once; 20-30 min cold).
+	./hack/envtest-assets.sh
 
 .PHONY: bench
 bench: ## Run the benchmarks (translation of 100 and 1,000 HTTPRoutes) and print their medians.
