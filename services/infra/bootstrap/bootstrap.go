@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -160,3 +161,21 @@ func CheckXDSAddress(address string) error {
 }
 
 var errNoHostname = errors.New("no host name for node.id; set Options.NodeID")
+
+var (
+	dnsLabel     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
+// CheckGateway reports whether namespace and name are a Kubernetes namespace
+// (a DNS label) and object name (a DNS subdomain), which also makes them safe
+// in a file name and a Kubernetes object name derived from them.
+func CheckGateway(namespace, name string) error {
+	if len(namespace) > 63 || !dnsLabel.MatchString(namespace) {
+		return fmt.Errorf("gateway %q/%q: namespace must be a DNS label", namespace, name)
+	}
+	if len(name) > 253 || !dnsSubdomain.MatchString(name) {
+		return fmt.Errorf("gateway %q/%q: name must be a DNS subdomain", namespace, name)
+	}
+	return nil
+}

@@ -3,8 +3,8 @@ package bootstrap_test
 import (
 	"bytes"
 	"flag"
-	"os"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
