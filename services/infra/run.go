@@ -1,0 +1,166 @@
+package infra
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gatewire/gatewire/pkg/bus"
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	"github.com/gatewire/gatewire/services/infra/bootstrap"
+)
+
+const (
+	// retryInterval is how often failed applies and removes are tried again.
+	retryInterval = 5 * time.Second
+	// Backoff of a new watch after the watch of the infra bucket ended.
+	rewatchMin = 500 * time.Millisecond
+	rewatchMax = 30 * time.Second
+)
+
+// Run follows the infra bucket until ctx is done, then stops what must not
+// outlive the service (host mode: the Envoy processes) and returns nil. A
+// watch that ends is started again, with a fresh initial sync.
+func (s *Service) Run(ctx context.Context) error {
+	defer func() {
+		if err := s.prov.Close(); err != nil {
+			s.log.Error("infra close failed", "err", err)
+		}
+	}()
+	backoff := rewatchMin
+	for {
+		synced, err := s.follow(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if synced {
+			backoff = rewatchMin
+		}
+		s.log.Error("infra watch ended", "err", err, "retry_in", backoff)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, rewatchMax)
+	}
+}
+
+// change is what to do for one gateway: apply proxy, or remove when proxy is
+// nil.
+type change struct {
+	namespace, name string
+	proxy           *busv1.Proxy
+}
+
+// follow watches the infra bucket once and applies every entry. It reports
+// whether the initial sync completed.
+func (s *Service) follow(ctx context.Context) (bool, error) {
+	w, err := s.bus.Watch(ctx, bus.Infra, ">")
+	if err != nil {
+		return false, err
+	}
+	defer w.Stop()
+	seen := map[string]bool{} // gateways of the initial sync, by key; nil after it
+	failed := map[string]change{}
+	retry := time.NewTicker(retryInterval)
+	defer retry.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return seen == nil, ctx.Err()
+		case <-retry.C:
+			s.retry(ctx, failed)
+		case e, ok := <-w.Updates():
+			switch {
+			case !ok:
+				return seen == nil, errors.New("infra watch closed")
+			case e == nil:
+				s.synced(ctx, seen)
+				seen = nil
+			default:
+				if seen != nil {
+					seen[e.Key] = true
+				}
+				s.handle(ctx, e, failed)
+			}
+		}
+	}
+}
+
+// synced prunes the gateways that are not in the bucket and marks the service
+// ready.
+func (s *Service) synced(ctx context.Context, seen map[string]bool) {
+	keep := func(namespace, name string) bool { return seen[bus.GatewayKey(namespace, name)] }
+	if err := s.prov.Prune(ctx, keep); err != nil {
+		s.log.Error("infra prune failed", "err", err)
+	}
+	s.ready.Store(true)
+	s.log.Info("infra synced", "gateways", len(seen))
+}
+
+// handle applies one entry of the bucket; a failure of the provisioner is
+// kept in failed to be retried.
+func (s *Service) handle(ctx context.Context, e *bus.Entry, failed map[string]change) {
+	c, err := changeOf(e)
+	if err != nil {
+		s.log.Error("infra entry skipped", "key", e.Key, "revision", e.Revision, "err", err)
+		return
+	}
+	delete(failed, e.Key)
+	if err := s.apply(e.Context(ctx), c); err != nil {
+		s.log.Error("infra apply failed", "gateway", c.namespace+"/"+c.name, "err", err, "retry_in", retryInterval)
+		failed[e.Key] = c
+	}
+}
+
+func (s *Service) retry(ctx context.Context, failed map[string]change) {
+	for key, c := range failed {
+		if err := s.apply(ctx, c); err != nil {
+			s.log.Debug("infra retry failed", "gateway", c.namespace+"/"+c.name, "err", err)
+			continue
+		}
+		s.log.Info("infra retry succeeded", "gateway", c.namespace+"/"+c.name)
+		delete(failed, key)
+	}
+}
+
+func (s *Service) apply(ctx context.Context, c change) error {
+	if c.proxy == nil {
+		return s.prov.Remove(ctx, c.namespace, c.name)
+	}
+	return s.prov.Apply(ctx, c.proxy)
+}
+
+// changeOf checks an entry of the infra bucket: a key made by bus.GatewayKey
+// and, for a put, a Proxy of that same gateway.
+func changeOf(e *bus.Entry) (change, error) {
+	ns, name, err := bus.ParseGatewayKey(e.Key)
+	if err != nil {
+		return change{}, err
+	}
+	if err := bootstrap.CheckGateway(ns, name); err != nil {
+		return change{}, err
+	}
+	c := change{namespace: ns, name: name}
+	if e.Op == bus.OpDelete {
+		return c, nil
+	}
+	if e.Err != nil {
+		return change{}, e.Err
+	}
+	proxy, ok := e.Value.(*busv1.Proxy)
+	if !ok {
+		return change{}, fmt.Errorf("value is a %T, want a gatewire.bus.v1.Proxy", e.Value)
+	}
+	if proxy.GetNamespace() != ns || proxy.GetName() != name {
+		return change{}, fmt.Errorf("proxy of gateway %q/%q under the key of %s/%s",
+			proxy.GetNamespace(), proxy.GetName(), ns, name)
+	}
+	if nc := proxy.GetNodeCluster(); nc != "" && nc != bootstrap.NodeCluster(ns, name) {
+		return change{}, fmt.Errorf("node cluster %q: want %q", nc, bootstrap.NodeCluster(ns, name))
+	}
+	c.proxy = proxy
+	return c, nil
+}
