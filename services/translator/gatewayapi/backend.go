@@ -115,8 +115,12 @@ func groupKind(group *gatewayv1.Group, kind *gatewayv1.Kind) string {
 // is ready when any slice says so (a nil ready condition means ready).
 // Slices of FQDNs are left out: endpoints are IP addresses.
 func endpoints(epSlices []*discoveryv1.EndpointSlice, portName string) []*irv1.Endpoint {
+	type key struct {
+		address string
+		port    uint32
+	}
 	var out []*irv1.Endpoint
-	index := map[string]*irv1.Endpoint{}
+	index := map[key]*irv1.Endpoint{}
 	for _, s := range epSlices {
 		if s.AddressType != discoveryv1.AddressTypeIPv4 && s.AddressType != discoveryv1.AddressTypeIPv6 {
 			continue
@@ -128,13 +132,13 @@ func endpoints(epSlices []*discoveryv1.EndpointSlice, portName string) []*irv1.E
 		for _, ep := range s.Endpoints {
 			ready := ep.Conditions.Ready == nil || *ep.Conditions.Ready
 			for _, addr := range ep.Addresses {
-				key := fmt.Sprintf("%s|%d", addr, port)
-				if e := index[key]; e != nil {
+				k := key{addr, port}
+				if e := index[k]; e != nil {
 					e.Ready = e.Ready || ready
 					continue
 				}
 				e := &irv1.Endpoint{Address: addr, Port: port, Ready: ready}
-				index[key] = e
+				index[k] = e
 				out = append(out, e)
 			}
 		}

@@ -3,6 +3,7 @@ package gatewayapi
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
@@ -74,7 +75,7 @@ func (t *translation) buildHTTPRule(route *gatewayv1.HTTPRoute, i int, out *http
 			continue
 		}
 		out.routes = append(out.routes, &irv1.Route{
-			Name: fmt.Sprintf("%s/%s/rule/%d/match/%d", route.Namespace, route.Name, i, j),
+			Name: route.Namespace + "/" + route.Name + "/rule/" + strconv.Itoa(i) + "/match/" + strconv.Itoa(j),
 			Source: &irv1.RouteSource{Kind: resources.KindHTTPRoute, Namespace: route.Namespace, Name: route.Name,
 				Rule: uint32(i), Match: uint32(j)},
 			Match:           match,

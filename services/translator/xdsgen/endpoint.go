@@ -10,7 +10,7 @@ import (
 // the ready ones, in IR order, in one locality.
 func LoadAssignment(b *irv1.Backend) *endpointv3.ClusterLoadAssignment {
 	cla := &endpointv3.ClusterLoadAssignment{ClusterName: b.GetName()}
-	var lbs []*endpointv3.LbEndpoint
+	lbs := make([]*endpointv3.LbEndpoint, 0, len(b.GetEndpoints()))
 	for _, e := range b.GetEndpoints() {
 		if !e.GetReady() {
 			continue

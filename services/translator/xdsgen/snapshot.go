@@ -81,7 +81,7 @@ func validate(res map[resourcev3.Type][]types.Resource) error {
 				return fmt.Errorf("%w: %s %s has no validation", ErrInvalid, typeURL, cachev3.GetResourceName(r))
 			}
 			if err := v.ValidateAll(); err != nil {
-				return fmt.Errorf("%w: %s %s: %v", ErrInvalid, shortType(typeURL), cachev3.GetResourceName(r), err)
+				return fmt.Errorf("%w: %s %s: %v", ErrInvalid, shortType(typeURL), cachev3.GetResourceName(r), narrow(r, err))
 			}
 		}
 	}
@@ -93,6 +93,23 @@ func validate(res map[resourcev3.Type][]types.Resource) error {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
 	return routedClustersExist(res)
+}
+
+// narrow makes a validation error of a RouteConfiguration name the route at
+// fault, which says which Gateway API rule it comes from.
+func narrow(r types.Resource, err error) error {
+	rc, ok := r.(*routev3.RouteConfiguration)
+	if !ok {
+		return err
+	}
+	for _, vh := range rc.GetVirtualHosts() {
+		for _, rt := range vh.GetRoutes() {
+			if rerr := rt.ValidateAll(); rerr != nil {
+				return fmt.Errorf("virtual host %s, route %s: %w", vh.GetName(), rt.GetName(), rerr)
+			}
+		}
+	}
+	return err
 }
 
 // routedClustersExist checks that every cluster a route names is in the
@@ -159,7 +176,8 @@ func pack(nodeCluster string, res map[resourcev3.Type][]types.Resource) (*busv1.
 // hashField writes b to h with its length, so that no two different lists of
 // fields hash alike.
 func hashField(h hash.Hash, b []byte) {
-	h.Write(binary.AppendUvarint(nil, uint64(len(b))))
+	var n [binary.MaxVarintLen64]byte
+	h.Write(binary.AppendUvarint(n[:0], uint64(len(b))))
 	h.Write(b)
 }
 
