@@ -1,0 +1,160 @@
+package translator
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/protobuf/proto"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/services/translator/gatewayapi"
+)
+
+// translateGateway translates one gateway and writes its outputs, or
+// removes them when it has none.
+func (s *Service) translateGateway(ctx context.Context, st *session, gw types.NamespacedName) (err error) {
+	ctx, span := s.tracer.Start(ctx, "translate gateway", trace.WithAttributes(
+		attribute.String("gatewire.gateway", gw.String()),
+		attribute.Int64("gatewire.source_revision", int64(st.revision)),
+	))
+	defer func() {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}()
+	start := time.Now()
+	out := Translate(st.idx, gw)
+	if out == nil {
+		return s.removeGateway(ctx, st, gw)
+	}
+	if out.XDSError != nil {
+		s.log.Warn("gateway configuration is not valid, keeping its previous xds snapshot", "gateway", gw, "err", out.XDSError)
+		span.SetAttributes(attribute.String("gatewire.xds_error", out.XDSError.Error()))
+	}
+	if err := s.writeGateway(ctx, st, out); err != nil {
+		return err
+	}
+	attrs := []any{"gateway", gw, "revision", st.revision, "duration", time.Since(start)}
+	if out.XDS != nil {
+		attrs = append(attrs, "version", out.XDS.GetVersion())
+		span.SetAttributes(attribute.String("gatewire.xds_version", out.XDS.GetVersion()))
+	}
+	s.log.Debug("gateway translated", attrs...)
+	return nil
+}
+
+func (s *Service) writeGateway(ctx context.Context, st *session, out *Output) error {
+	key := bus.GatewayKey(out.Gateway.Namespace, out.Gateway.Name)
+	if err := s.put(ctx, st, bus.IR, key, out.IR); err != nil {
+		return err
+	}
+	if out.XDS != nil {
+		if err := s.put(ctx, st, bus.XDS, key, out.XDS); err != nil {
+			return err
+		}
+	}
+	if err := s.put(ctx, st, bus.Infra, key, out.Proxy); err != nil {
+		return err
+	}
+	keep := map[string]struct{}{}
+	for _, status := range out.Statuses {
+		k := statusKey(status, out.Gateway)
+		keep[k] = struct{}{}
+		if err := s.put(ctx, st, bus.Status, k, status); err != nil {
+			return err
+		}
+	}
+	return s.deleteStatuses(ctx, st, out.Gateway, keep)
+}
+
+// removeGateway deletes every output of a gateway that has none any more.
+func (s *Service) removeGateway(ctx context.Context, st *session, gw types.NamespacedName) error {
+	key := bus.GatewayKey(gw.Namespace, gw.Name)
+	for _, b := range []bus.Bucket{bus.XDS, bus.Infra, bus.IR} {
+		if err := s.delete(ctx, st, b, key); err != nil {
+			return err
+		}
+	}
+	if err := s.deleteStatuses(ctx, st, gw, nil); err != nil {
+		return err
+	}
+	s.log.Debug("gateway outputs removed", "gateway", gw, "revision", st.revision)
+	return nil
+}
+
+// deleteStatuses deletes the status keys written for gw that are not in keep.
+func (s *Service) deleteStatuses(ctx context.Context, st *session, gw types.NamespacedName, keep map[string]struct{}) error {
+	var stale []string
+	for k := range st.ledger.statusKeys[gw] {
+		if _, ok := keep[k]; !ok {
+			stale = append(stale, k)
+		}
+	}
+	for _, k := range stale {
+		if err := s.delete(ctx, st, bus.Status, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// translateClass writes the status of a GatewayClass, or deletes it when the
+// class is gone or not gatewire's.
+func (s *Service) translateClass(ctx context.Context, st *session, name string) error {
+	key := ClassStatusKey(name)
+	status := gatewayapi.TranslateClass(st.idx, name)
+	if status == nil {
+		return s.delete(ctx, st, bus.Status, key)
+	}
+	return s.put(ctx, st, bus.Status, key, status)
+}
+
+// put writes msg under key unless the bucket is known to hold the same
+// value. A write refused because the stored value is newer is not an error.
+func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string, msg proto.Message) error {
+	fp := fingerprintOf(msg)
+	if st.ledger.unchanged(b, key, fp) {
+		return nil
+	}
+	stamp(msg, st.revision)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
+	defer cancel()
+	_, err := s.bus.Put(ctx, b, key, msg, bus.WithSourceRevision(st.revision))
+	switch {
+	case errors.Is(err, bus.ErrStale):
+		s.log.Debug("output is newer on the bus, not overwriting it", "bucket", b, "key", key, "revision", st.revision)
+		st.ledger.set(b, key, fingerprint{}) // there, with content unknown
+		return nil
+	case err != nil:
+		return err
+	}
+	st.ledger.set(b, key, fp)
+	return nil
+}
+
+// delete removes key from b when the bucket is known to hold it.
+func (s *Service) delete(ctx context.Context, st *session, b bus.Bucket, key string) error {
+	if !st.ledger.has(b, key) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
+	defer cancel()
+	err := s.bus.Delete(ctx, b, key, bus.WithSourceRevision(st.revision))
+	switch {
+	case errors.Is(err, bus.ErrStale):
+		s.log.Debug("output is newer on the bus, not deleting it", "bucket", b, "key", key, "revision", st.revision)
+		st.ledger.set(b, key, fingerprint{})
+		return nil
+	case err != nil:
+		return err
+	}
+	st.ledger.forget(b, key)
+	return nil
+}

@@ -1,0 +1,60 @@
+package translator
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/services/translator/resources"
+)
+
+// The translation a change causes is part of the change's trace.
+func TestTranslationJoinsTheTraceOfTheChange(t *testing.T) {
+	b := bustest.New(t)
+	putYAML(t, b, serviceCase)
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+
+	cfg := DefaultConfig()
+	cfg.Debounce = time.Millisecond
+	s, err := New(cfg, b, nil, WithTracerProvider(tp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitReady(t, s)
+
+	changeCtx, change := tp.Tracer("test").Start(context.Background(), "change route")
+	rs, err := resources.DecodeYAML(strings.NewReader(routeYAML), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Put(changeCtx, bus.Resources, bus.ResourceKey("HTTPRoute", "default", "web"), rs[0]); err != nil {
+		t.Fatal(err)
+	}
+	change.End()
+	want := change.SpanContext().TraceID()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, sp := range spans.Ended() {
+			if sp.Name() == "translate gateway" && sp.SpanContext().TraceID() == want {
+				if sp.Parent().SpanID() != change.SpanContext().SpanID() {
+					t.Errorf("translation span's parent is %s, want the change's span %s", sp.Parent().SpanID(), change.SpanContext().SpanID())
+				}
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no translation span in trace %s", want)
+}
