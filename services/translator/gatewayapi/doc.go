@@ -28,15 +28,24 @@
 //
 // An HTTPRoute attaches to the listeners its parentRefs select (by
 // sectionName and port) that admit it and whose hostname intersects its
-// hostnames. It is placed in one IR VirtualHost per effective hostname: the
-// route hostname, the listener hostname, or "*" when neither names one. A
+// hostnames. Its effective hostnames on a listener are the route hostnames
+// the listener hostname admits (made as specific as both allow), the
+// listener hostname when the route names none, or "*" when neither does. A
 // wildcard ("*.example.com") matches any name that ends in ".example.com".
-// Within a virtual host, routes are in Gateway API precedence order: Exact
-// paths, then regular expressions, then the longest prefix; then a method
-// match, more header matches, more query matches; then the oldest route,
-// then namespace/name, then rule and match order.
 //
-// Route names are "<namespace>/<route>/rule/<n>/match/<m>".
+// An IR listener has one VirtualHost per hostname that its listeners or
+// routes name. Envoy picks one virtual host per request, so each holds what
+// the Gateway API says applies to its hostname: the routes of the most
+// specific listener that matches it (listeners are isolated from each
+// other), first those of the exact hostname, then those of each wildcard
+// that covers it, most specific first, "*" last. Within each group routes
+// are in Gateway API precedence order: Exact paths, then regular
+// expressions, then the longest prefix; then a method match, more header
+// matches, more query matches; then the oldest route, then namespace/name,
+// then rule and match order.
+//
+// Route names are "<namespace>/<route>/rule/<n>/match/<m>". IR routes may be
+// shared by several virtual hosts: the IR is read-only once built.
 //
 // # Backends
 //

@@ -11,7 +11,8 @@
 // affects cost time in proportion to what is involved, not to the size of
 // the cluster.
 //
-// An Index is not safe for concurrent use: the translator's loop owns it and
-// translates between changes. Objects returned by lookups are shared with the
-// index and must not be modified.
+// An Index is not safe for concurrent use: lookups may run concurrently with
+// each other, but not with Apply or Remove. The translator's loop owns its
+// index and translates between changes. Objects returned by lookups are
+// shared with the index and must not be modified.
 package resources
