@@ -17,6 +17,9 @@
 //     host is an IP address and STRICT_DNS otherwise, with TCP and HTTP/2
 //     keepalives so a dead xds replica is noticed and another one is used.
 //   - admin on loopback only, its access log discarded.
+//   - with Options.ReadinessPort, a static listener gatewire_readiness on
+//     0.0.0.0 that forwards GET /ready to the admin interface (static cluster
+//     gatewire_admin) and answers 404 to anything else: what a kubelet probes.
 //   - layered_runtime with an empty static layer and an admin layer, so runtime
 //     flags can be changed through the admin endpoint.
 //
@@ -70,6 +73,11 @@ type Options struct {
 	// AdminPort is the port of the admin interface on 127.0.0.1; 0 lets Envoy
 	// pick a free port (see Envoy's --admin-address-path).
 	AdminPort uint32
+	// ReadinessPort, when not 0, adds a listener on 0.0.0.0 at this port that
+	// answers GET /ready from the admin interface and 404 to anything else:
+	// the target of a kubelet readiness probe, as the admin interface itself
+	// only listens on loopback. It needs a fixed AdminPort.
+	ReadinessPort uint32
 }
 
 // NodeCluster is the node.cluster of the Envoys of a gateway.
@@ -102,10 +110,19 @@ func Render(opts Options) (*bootstrapv3.Bootstrap, error) {
 	if err != nil {
 		return nil, err
 	}
+	static := &bootstrapv3.Bootstrap_StaticResources{Clusters: xds}
+	if opts.ReadinessPort != 0 {
+		l, c, err := readiness(opts.ReadinessPort, opts.AdminPort)
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap for %q: %w", opts.Cluster, err)
+		}
+		static.Listeners = append(static.Listeners, l)
+		static.Clusters = append(static.Clusters, c)
+	}
 	b := &bootstrapv3.Bootstrap{
 		Node:             node,
 		DynamicResources: dynamicResources(),
-		StaticResources:  &bootstrapv3.Bootstrap_StaticResources{Clusters: xds},
+		StaticResources:  static,
 		Admin:            adm,
 		LayeredRuntime:   layeredRuntime(),
 	}

@@ -28,6 +28,8 @@ type renderCase struct {
 	NodeID     string `json:"nodeID"`
 	XDSAddress string `json:"xdsAddress"`
 	AdminPort  uint32 `json:"adminPort"`
+	// ReadinessPort adds the readiness listener (Kubernetes mode).
+	ReadinessPort uint32 `json:"readinessPort"`
 }
 
 // TestRenderGolden renders testdata/render/<case>.in.yaml and compares the YAML
@@ -44,6 +46,7 @@ func TestRenderGolden(t *testing.T) {
 			readYAML(t, in, &c)
 			b, err := bootstrap.Render(bootstrap.Options{
 				Cluster: c.Cluster, NodeID: c.NodeID, XDSAddress: c.XDSAddress, AdminPort: c.AdminPort,
+				ReadinessPort: c.ReadinessPort,
 			})
 			if err != nil {
 				t.Fatalf("Render: %v", err)
@@ -117,15 +120,53 @@ func checkEnvoyReads(t *testing.T, data []byte, c renderCase) {
 		}
 	}
 	checkXDSCluster(t, b, c.XDSAddress)
+	checkReadiness(t, b, c)
+}
+
+// checkReadiness checks the readiness listener and its admin cluster: present
+// exactly when a readiness port is asked for.
+func checkReadiness(t *testing.T, b *bootstrapv3.Bootstrap, c renderCase) {
+	t.Helper()
+	listeners := b.GetStaticResources().GetListeners()
+	admin := findCluster(b, bootstrap.AdminClusterName)
+	if c.ReadinessPort == 0 {
+		if len(listeners) != 0 || admin != nil {
+			t.Errorf("static listeners %v and admin cluster %v without a readiness port", listeners, admin)
+		}
+		return
+	}
+	if len(listeners) != 1 || listeners[0].GetName() != bootstrap.ReadinessListenerName {
+		t.Fatalf("static listeners = %v, want only %s", listeners, bootstrap.ReadinessListenerName)
+	}
+	sa := listeners[0].GetAddress().GetSocketAddress()
+	if sa.GetAddress() != "0.0.0.0" || sa.GetPortValue() != c.ReadinessPort {
+		t.Errorf("readiness listener on %s:%d, want 0.0.0.0:%d", sa.GetAddress(), sa.GetPortValue(), c.ReadinessPort)
+	}
+	if admin == nil {
+		t.Fatalf("no static cluster %s", bootstrap.AdminClusterName)
+	}
+	up := admin.GetLoadAssignment().GetEndpoints()[0].GetLbEndpoints()[0].GetEndpoint().GetAddress().GetSocketAddress()
+	if up.GetAddress() != bootstrap.AdminAddress || up.GetPortValue() != c.AdminPort {
+		t.Errorf("admin cluster points at %s:%d, want %s:%d", up.GetAddress(), up.GetPortValue(), bootstrap.AdminAddress, c.AdminPort)
+	}
+}
+
+func findCluster(b *bootstrapv3.Bootstrap, name string) *clusterv3.Cluster {
+	for _, c := range b.GetStaticResources().GetClusters() {
+		if c.GetName() == name {
+			return c
+		}
+	}
+	return nil
 }
 
 func checkXDSCluster(t *testing.T, b *bootstrapv3.Bootstrap, address string) {
 	t.Helper()
-	clusters := b.GetStaticResources().GetClusters()
-	if len(clusters) != 1 || clusters[0].GetName() != bootstrap.XDSClusterName {
-		t.Fatalf("static clusters = %v, want only %s", clusters, bootstrap.XDSClusterName)
+	xds := findCluster(b, bootstrap.XDSClusterName)
+	if xds == nil {
+		t.Fatalf("static clusters = %v, want %s", b.GetStaticResources().GetClusters(), bootstrap.XDSClusterName)
 	}
-	sa := clusters[0].GetLoadAssignment().GetEndpoints()[0].GetLbEndpoints()[0].GetEndpoint().GetAddress().GetSocketAddress()
+	sa := xds.GetLoadAssignment().GetEndpoints()[0].GetLbEndpoints()[0].GetEndpoint().GetAddress().GetSocketAddress()
 	got := net.JoinHostPort(sa.GetAddress(), strconv.FormatUint(uint64(sa.GetPortValue()), 10))
 	if address == "" {
 		address = bootstrap.DefaultXDSAddress
@@ -133,7 +174,7 @@ func checkXDSCluster(t *testing.T, b *bootstrapv3.Bootstrap, address string) {
 	if got != address {
 		t.Errorf("xds cluster address = %s, want %s", got, address)
 	}
-	if _, ok := clusters[0].GetTypedExtensionProtocolOptions()["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"]; !ok {
+	if _, ok := xds.GetTypedExtensionProtocolOptions()["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"]; !ok {
 		t.Errorf("xds cluster has no HttpProtocolOptions (HTTP/2 is required for gRPC)")
 	}
 }
@@ -166,6 +207,8 @@ func TestRenderRejects(t *testing.T) {
 		"address no host":    {Cluster: "default/eg", NodeID: "x", XDSAddress: ":18000"},
 		"address port zero":  {Cluster: "default/eg", NodeID: "x", XDSAddress: "localhost:0"},
 		"address port big":   {Cluster: "default/eg", NodeID: "x", XDSAddress: "localhost:70000"},
+		"readiness no admin": {Cluster: "default/eg", NodeID: "x", ReadinessPort: 19001},
+		"readiness is admin": {Cluster: "default/eg", NodeID: "x", AdminPort: 19001, ReadinessPort: 19001},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if b, err := bootstrap.Render(opts); err == nil {
@@ -178,7 +221,9 @@ func TestRenderRejects(t *testing.T) {
 // TestMarshalRoundTrip checks that both encodings read back to the same proto
 // and that marshalling twice gives the same bytes.
 func TestMarshalRoundTrip(t *testing.T) {
-	b, err := bootstrap.Render(bootstrap.Options{Cluster: "default/eg", NodeID: "default/eg/a", XDSAddress: "xds:18000"})
+	b, err := bootstrap.Render(bootstrap.Options{
+		Cluster: "default/eg", NodeID: "default/eg/a", XDSAddress: "xds:18000", AdminPort: 19000, ReadinessPort: 19001,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
