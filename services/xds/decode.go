@@ -35,6 +35,31 @@ var servedTypes = []resource.Type{
 	resource.SecretType,
 }
 
+// deletedVersion is the version of the empty snapshot that replaces the
+// snapshot of a deleted gateway. The translator's versions are hashes of the
+// resources, never this word, so it is a new version to every Envoy of the
+// gateway, and the same on every replica.
+const deletedVersion = "deleted"
+
+// emptySnapshot is what a deleted gateway's Envoys are served: every served
+// type, none with a resource, so they drop all they had from the gateway.
+func emptySnapshot() *cache.Snapshot {
+	snap, err := cache.NewSnapshot(deletedVersion, emptyTypes())
+	if err != nil {
+		panic(fmt.Sprintf("xds: empty snapshot: %v", err)) // the served types are all known to the cache
+	}
+	return snap
+}
+
+// emptyTypes maps every served type to no resources.
+func emptyTypes() map[resource.Type][]types.Resource {
+	byType := make(map[resource.Type][]types.Resource, len(servedTypes))
+	for _, t := range servedTypes {
+		byType[t] = []types.Resource{}
+	}
+	return byType
+}
+
 // validator is implemented by every Envoy message (protoc-gen-validate).
 type validator interface{ ValidateAll() error }
 
@@ -46,10 +71,7 @@ func decodeSnapshot(x *busv1.XdsSnapshot) (*cache.Snapshot, error) {
 	if x.GetVersion() == "" {
 		return nil, errors.New("version is empty")
 	}
-	byType := make(map[resource.Type][]types.Resource, len(servedTypes))
-	for _, t := range servedTypes {
-		byType[t] = []types.Resource{}
-	}
+	byType := emptyTypes()
 	seen := map[string]bool{}
 	for _, typed := range x.GetResources() {
 		url := typed.GetTypeUrl()

@@ -15,8 +15,10 @@
 // request of every type is answered. A value that fails any check is
 // logged with its key, counted in gatewire_xds_snapshots_rejected_total,
 // and not served: the gateway's previous good snapshot stays. Deleting a
-// key clears the gateway's snapshot: Envoys that connect later get nothing,
-// connected Envoys keep what they have.
+// key replaces the gateway's snapshot with an empty one (every served type
+// present, with no resources) at the version "deleted", so its connected
+// Envoys drop the gateway's listeners, routes and clusters, and Envoys that
+// connect later get nothing to serve.
 //
 // # Serving
 //
@@ -31,7 +33,7 @@
 // The service keeps no state of its own: a new replica reads the bucket and
 // serves the same snapshots. When NATS is away the cache keeps serving the
 // last good snapshots; the bus watch resumes on its own, and a watch that
-// had to be reopened clears, after its initial sync, only the gateways no
+// had to be reopened empties, after its initial sync, only the gateways no
 // longer in the bucket. [Service.Ready] turns true once the first initial
 // sync of the bucket is done.
 //

@@ -31,15 +31,16 @@ type feed struct {
 	rejected metric.Int64Counter
 
 	synced atomic.Bool
-	// served maps each bucket key that has a snapshot in the cache to its
-	// node cluster. Only the feed goroutine touches it.
+	// served maps each bucket key that has a snapshot from the bucket in
+	// the cache to its node cluster; deleted gateways (served the empty
+	// snapshot) are not in it. Only the feed goroutine touches it.
 	served map[string]string
 }
 
 // run follows the xds bucket until ctx is done. A watch that cannot be
 // opened is retried with backoff; a watch that ends while ctx is alive is
 // opened again, and after its initial sync the gateways no longer in the
-// bucket are cleared. Nothing is cleared because NATS is away: the cache
+// bucket are emptied. Nothing is emptied because NATS is away: the cache
 // keeps serving what it has.
 func (f *feed) run(ctx context.Context) {
 	backoff := minWatchBackoff
@@ -68,7 +69,7 @@ func (f *feed) follow(ctx context.Context, w *bus.Watcher) {
 	inSync := map[string]bool{} // keys seen during the initial sync; nil after it
 	for e := range w.Updates() {
 		if e == nil {
-			f.sweep(inSync)
+			f.sweep(ctx, inSync)
 			inSync = nil
 			if !f.synced.Swap(true) {
 				f.log.Info("xds bucket synced", "gateways", len(f.served))
@@ -82,17 +83,17 @@ func (f *feed) follow(ctx context.Context, w *bus.Watcher) {
 	}
 }
 
-// sweep clears the gateways that were served before a watch was reopened
+// sweep empties the gateways that were served before a watch was reopened
 // and were not in its initial sync: they were deleted meanwhile.
-func (f *feed) sweep(seen map[string]bool) {
+func (f *feed) sweep(ctx context.Context, seen map[string]bool) {
 	for key, nodeCluster := range f.served {
 		if !seen[key] {
-			f.clear(key, nodeCluster)
+			f.remove(ctx, key, nodeCluster)
 		}
 	}
 }
 
-// apply sets or clears the snapshot of one gateway. A value that does not
+// apply sets or empties the snapshot of one gateway. A value that does not
 // decode, or decodes to a bad snapshot, is logged and counted; the
 // gateway's previous snapshot stays in the cache.
 func (f *feed) apply(ctx context.Context, e *bus.Entry) {
@@ -102,7 +103,7 @@ func (f *feed) apply(ctx context.Context, e *bus.Entry) {
 		return
 	}
 	if e.Op == bus.OpDelete {
-		f.clear(e.Key, nodeCluster)
+		f.remove(e.Context(ctx), e.Key, nodeCluster)
 		return
 	}
 	if e.Err != nil {
@@ -136,12 +137,17 @@ func (f *feed) apply(ctx context.Context, e *bus.Entry) {
 		"source_revision", x.GetSourceRevision(), "revision", e.Revision)
 }
 
-// clear removes the gateway's snapshot: Envoys that connect later get
-// nothing; connected Envoys keep the configuration they have.
-func (f *feed) clear(key, nodeCluster string) {
-	f.cache.ClearSnapshot(nodeCluster)
+// remove replaces a deleted gateway's snapshot with the empty snapshot, at
+// a new version: its connected Envoys drop its listeners, and Envoys that
+// connect later get nothing to serve. Clearing the snapshot from the cache
+// instead would leave connected Envoys with their old configuration.
+func (f *feed) remove(ctx context.Context, key, nodeCluster string) {
 	delete(f.served, key)
-	f.log.Info("snapshot cleared", "gateway", nodeCluster, "key", key)
+	if err := f.cache.SetSnapshot(ctx, nodeCluster, emptySnapshot()); err != nil {
+		f.log.Warn("empty snapshot not delivered to all watches", "gateway", nodeCluster, "error", err)
+		return
+	}
+	f.log.Info("snapshot emptied: gateway deleted", "gateway", nodeCluster, "key", key, "version", deletedVersion)
 }
 
 func (f *feed) reject(ctx context.Context, e *bus.Entry, nodeCluster string, err error) {

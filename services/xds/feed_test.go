@@ -106,10 +106,10 @@ func mustSnapshot(t *testing.T, version string, resources ...proto.Message) *bus
 	return snap
 }
 
-// TestReopenedWatchClearsDeleted follows the bucket with one watch, deletes
-// a gateway while no watch is open, and checks that the next watch clears
-// that gateway after its initial sync and keeps the other.
-func TestReopenedWatchClearsDeleted(t *testing.T) {
+// TestReopenedWatchEmptiesDeleted follows the bucket with one watch,
+// deletes a gateway while no watch is open, and checks that the next watch
+// empties that gateway after its initial sync and keeps the other.
+func TestReopenedWatchEmptiesDeleted(t *testing.T) {
 	b := bustest.New(t)
 	f := &feed{
 		bus:      b,
@@ -124,17 +124,20 @@ func TestReopenedWatchClearsDeleted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	has := func(nodeCluster string) bool {
-		_, err := f.cache.GetSnapshot(nodeCluster)
-		return err == nil
+	version := func(nodeCluster string) string {
+		snap, err := f.cache.GetSnapshot(nodeCluster)
+		if err != nil {
+			return ""
+		}
+		return snap.GetVersion(resource.ListenerType)
 	}
-	followUntil(t, f, func() bool { return has("ns/kept") && has("ns/deleted") })
+	followUntil(t, f, func() bool { return version("ns/kept") == "v1" && version("ns/deleted") == "v1" })
 	if err := b.Delete(ctx, bus.XDS, bus.GatewayKey("ns", "deleted")); err != nil {
 		t.Fatal(err)
 	}
-	followUntil(t, f, func() bool { return !has("ns/deleted") })
-	if !has("ns/kept") {
-		t.Error("the gateway still in the bucket was cleared")
+	followUntil(t, f, func() bool { return version("ns/deleted") == deletedVersion })
+	if version("ns/kept") != "v1" {
+		t.Error("the gateway still in the bucket was emptied")
 	}
 }
 

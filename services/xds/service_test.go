@@ -88,13 +88,34 @@ func TestServe(t *testing.T) {
 	t.Run("nack", func(t *testing.T) { nackCounted(t, h, ctx) })
 	t.Run("other cluster gets nothing", func(t *testing.T) { expectNothing(t, h, "ns/other") })
 	t.Run("empty cluster is refused", func(t *testing.T) { emptyClusterRefused(t, h, ctx) })
-	t.Run("delete", func(t *testing.T) {
-		if err := h.bus.Delete(ctx, bus.XDS, gatewayKey); err != nil {
-			t.Fatal(err)
-		}
-		h.waitVersion(t, gateway, "")
-		expectNothing(t, h, gateway)
-	})
+	t.Run("delete", func(t *testing.T) { deleteEmpties(t, h, clients) })
+}
+
+// deleteEmpties deletes the gateway and checks that its connected clients
+// are sent the empty snapshot at a new version, and that a client that
+// connects later gets it too.
+func deleteEmpties(t *testing.T, h *harness, clients map[string]sotwclient.ADSClient) {
+	t.Helper()
+	lds := openADS(t, h.conn, gateway, resource.ListenerType, "")
+	if resp := lds.recv(t); resp.GetVersionInfo() != "v2" || len(resp.GetResources()) != 1 {
+		t.Fatalf("listeners at %q: %d, want 1 at v2", resp.GetVersionInfo(), len(resp.GetResources()))
+	}
+	lds.ack(t)
+	if err := h.bus.Delete(context.Background(), bus.XDS, gatewayKey); err != nil {
+		t.Fatal(err)
+	}
+	if resp := lds.recv(t); resp.GetVersionInfo() != deletedVersion || len(resp.GetResources()) != 0 {
+		t.Fatalf("after the delete: listeners at %q: %d, want none at %q", resp.GetVersionInfo(), len(resp.GetResources()), deletedVersion)
+	}
+	lds.ack(t)
+	h.waitCount(t, 1, "gatewire_xds_acks_total", attrs(gateway, deletedVersion, resource.ListenerType)...)
+	for _, typ := range served {
+		fetchAndAck(t, clients[typ.typeURL], typ.typeURL, nil)
+	}
+	later := openADS(t, h.conn, gateway, resource.ClusterType, "")
+	if resp := later.recv(t); resp.GetVersionInfo() != deletedVersion || len(resp.GetResources()) != 0 {
+		t.Fatalf("a new client of a deleted gateway got %d clusters at %q", len(resp.GetResources()), resp.GetVersionInfo())
+	}
 }
 
 // nackCounted NACKs a response and checks that the NACK is counted and
