@@ -15,8 +15,8 @@ import (
 // wait in a channel.
 type adsStream struct {
 	stream    discovery.AggregatedDiscoveryService_StreamAggregatedResourcesClient
-	nodeID    string
 	typeURL   string
+	names     []string                          // the resource names it asks for; none for all
 	responses chan *discovery.DiscoveryResponse // closed when the stream ends
 	// last is the last response taken with recv; acked is the version of
 	// the last response the test ACKed.
@@ -25,10 +25,10 @@ type adsStream struct {
 }
 
 // openADS opens a stream to conn as a node of nodeCluster and sends its
-// first request for typeURL with version: "" for a new client, the last
-// version it applied for a client that reconnects. The stream ends with
-// the test.
-func openADS(t *testing.T, conn grpc.ClientConnInterface, nodeCluster, typeURL, version string) *adsStream {
+// first request for typeURL, and the resources names when there are any,
+// with version: "" for a new client, the last version it applied for a
+// client that reconnects. The stream ends with the test.
+func openADS(t *testing.T, conn grpc.ClientConnInterface, nodeCluster, typeURL, version string, names ...string) *adsStream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stream, err := discovery.NewAggregatedDiscoveryServiceClient(conn).StreamAggregatedResources(ctx)
@@ -37,7 +37,7 @@ func openADS(t *testing.T, conn grpc.ClientConnInterface, nodeCluster, typeURL, 
 		t.Fatalf("open ADS stream: %v", err)
 	}
 	s := &adsStream{
-		stream: stream, nodeID: node(nodeCluster).GetId(), typeURL: typeURL,
+		stream: stream, typeURL: typeURL,
 		responses: make(chan *discovery.DiscoveryResponse, 16), acked: version,
 	}
 	done := make(chan struct{})
@@ -60,7 +60,8 @@ func openADS(t *testing.T, conn grpc.ClientConnInterface, nodeCluster, typeURL, 
 		cancel()
 		<-done
 	})
-	s.send(t, &discovery.DiscoveryRequest{Node: node(nodeCluster), TypeUrl: typeURL, VersionInfo: version})
+	s.names = names
+	s.send(t, &discovery.DiscoveryRequest{Node: node(nodeCluster), TypeUrl: typeURL, VersionInfo: version, ResourceNames: names})
 	return s
 }
 
@@ -103,7 +104,9 @@ func (s *adsStream) expectNone(t *testing.T, d time.Duration) {
 func (s *adsStream) ack(t *testing.T) {
 	t.Helper()
 	s.acked = s.last.GetVersionInfo()
-	s.send(t, &discovery.DiscoveryRequest{TypeUrl: s.typeURL, VersionInfo: s.acked, ResponseNonce: s.last.GetNonce()})
+	s.send(t, &discovery.DiscoveryRequest{
+		TypeUrl: s.typeURL, VersionInfo: s.acked, ResponseNonce: s.last.GetNonce(), ResourceNames: s.names,
+	})
 }
 
 // nack rejects the last response as a data plane does: with the version it
@@ -111,7 +114,7 @@ func (s *adsStream) ack(t *testing.T) {
 func (s *adsStream) nack(t *testing.T, detail string) {
 	t.Helper()
 	s.send(t, &discovery.DiscoveryRequest{
-		TypeUrl: s.typeURL, VersionInfo: s.acked, ResponseNonce: s.last.GetNonce(),
+		TypeUrl: s.typeURL, VersionInfo: s.acked, ResponseNonce: s.last.GetNonce(), ResourceNames: s.names,
 		ErrorDetail: &rpcstatus.Status{Code: 3, Message: detail},
 	})
 }

@@ -20,9 +20,9 @@ import (
 var errNoCluster = status.Error(codes.InvalidArgument,
 	"node.cluster is empty: set it to <namespace>/<gateway>, the gateway whose configuration this Envoy serves")
 
-// callbacks watch the xDS streams: they refuse nodes without a cluster, and
-// count and log every ACK and NACK per gateway (node.cluster), version and
-// type. A request is an ACK or NACK when it answers the nonce of the last
+// callbacks watch the xDS streams: they refuse nodes without a cluster,
+// count every ACK and NACK per gateway (node.cluster), version and type,
+// and report them to the data-plane status, which logs NACKs. A request is an ACK or NACK when it answers the nonce of the last
 // response of its type on its stream; the answer to a nonce is counted
 // once. The version of an ACK is the one the client reports applying (delta
 // clients report none: the version sent with the nonce is used); the version
@@ -31,9 +31,10 @@ var errNoCluster = status.Error(codes.InvalidArgument,
 // The go-control-plane server calls them synchronously from the goroutines
 // of many streams; they are safe for that.
 type callbacks struct {
-	log   *slog.Logger
-	acks  metric.Int64Counter
-	nacks metric.Int64Counter
+	log       *slog.Logger
+	acks      metric.Int64Counter
+	nacks     metric.Int64Counter
+	dataPlane *dataPlane // told of every ACK, NACK and closed stream
 
 	mu sync.Mutex
 	// Open streams by ID. State-of-the-world and delta streams are numbered
@@ -70,9 +71,10 @@ type answer struct {
 type nack struct {
 	gateway, version, typeURL, nodeID string
 	detail                            *rpcstatus.Status
+	stream                            streamID
 }
 
-func newCallbacks(log *slog.Logger, meter metric.Meter) (*callbacks, error) {
+func newCallbacks(log *slog.Logger, meter metric.Meter, dp *dataPlane) (*callbacks, error) {
 	acks, err := meter.Int64Counter("gatewire_xds_acks_total",
 		metric.WithDescription("xDS responses acknowledged by Envoys, by gateway, version and type_url"))
 	if err != nil {
@@ -84,7 +86,7 @@ func newCallbacks(log *slog.Logger, meter metric.Meter) (*callbacks, error) {
 		return nil, err
 	}
 	return &callbacks{
-		log: log, acks: acks, nacks: nacks,
+		log: log, acks: acks, nacks: nacks, dataPlane: dp,
 		sotw: map[int64]*streamState{}, delta: map[int64]*streamState{},
 	}, nil
 }
@@ -155,6 +157,7 @@ func (c *callbacks) close(streams map[int64]*streamState, id int64, node *core.N
 	c.mu.Lock()
 	delete(streams, id)
 	c.mu.Unlock()
+	c.dataPlane.closed(streamID{delta: delta, id: id})
 	c.log.Debug("xds stream closed", "stream", id, "delta", delta,
 		"gateway", node.GetCluster(), "node", node.GetId())
 }
@@ -184,7 +187,7 @@ func (c *callbacks) request(streams map[int64]*streamState, id int64, a answer) 
 	}
 	if a.detail != nil {
 		c.nacked(nack{gateway: node.GetCluster(), version: answered.version, typeURL: a.typeURL,
-			nodeID: node.GetId(), detail: a.detail})
+			nodeID: node.GetId(), detail: a.detail, stream: streamID{delta: a.delta, id: id}})
 		return nil
 	}
 	version := a.version
@@ -193,6 +196,7 @@ func (c *callbacks) request(streams map[int64]*streamState, id int64, a answer) 
 	}
 	c.acks.Add(context.Background(), 1, metric.WithAttributes(attrs(node.GetCluster(), version, a.typeURL)...))
 	c.log.Debug("xds ack", "gateway", node.GetCluster(), "version", version, "type_url", a.typeURL, "node", node.GetId())
+	c.dataPlane.acked(node.GetCluster(), version, a.typeURL)
 	return nil
 }
 
@@ -220,13 +224,12 @@ func (c *callbacks) match(streams map[int64]*streamState, id int64, a answer) (*
 	return st.node, &last, first
 }
 
-// nacked counts and logs a NACK. It is the one place that sees every
-// rejection: holding further pushes of a rejected version to a gateway
-// belongs here.
+// nacked counts a NACK and hands it to the data-plane status, which logs
+// it. Holding the rejected version back is the cache's part
+// ([holdingCache]): the server asks it for every request.
 func (c *callbacks) nacked(n nack) {
 	c.nacks.Add(context.Background(), 1, metric.WithAttributes(attrs(n.gateway, n.version, n.typeURL)...))
-	c.log.Warn("xds nack", "gateway", n.gateway, "version", n.version, "type_url", n.typeURL,
-		"node", n.nodeID, "error_detail", n.detail.GetMessage())
+	c.dataPlane.nacked(n)
 }
 
 func attrs(gateway, version, typeURL string) []attribute.KeyValue {

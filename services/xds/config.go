@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"time"
 )
@@ -28,6 +29,10 @@ type Config struct {
 	// ShutdownTimeout bounds the graceful stop of the gRPC server when Run's
 	// context is done; streams still open then are cut.
 	ShutdownTimeout time.Duration `envconfig:"XDS_SHUTDOWN_TIMEOUT" default:"5s" desc:"time allowed for open streams to end on shutdown"`
+	// ReplicaID names this replica in the key of the gateway status entries
+	// it writes when a client rejects a configuration. Empty means the host
+	// name. Replicas must have distinct ids.
+	ReplicaID string `envconfig:"XDS_REPLICA_ID" default:"" desc:"name of this replica in the gateway status entries it writes (letters, digits, '-' and '.'); empty for the host name"`
 }
 
 // DefaultConfig is the configuration with every default applied.
@@ -63,6 +68,41 @@ func (c Config) Validate() error {
 	}
 	if c.MaxConcurrentStreams == 0 {
 		return errors.New("GATEWIRE_XDS_MAX_CONCURRENT_STREAMS: must be at least 1")
+	}
+	if c.ReplicaID != "" {
+		if err := validateReplicaID(c.ReplicaID); err != nil {
+			return fmt.Errorf("GATEWIRE_XDS_REPLICA_ID: %w", err)
+		}
+	}
+	return nil
+}
+
+// replica is the replica id: GATEWIRE_XDS_REPLICA_ID, or the host name.
+func (c Config) replica() (string, error) {
+	if c.ReplicaID != "" {
+		return c.ReplicaID, nil
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		return "", fmt.Errorf("GATEWIRE_XDS_REPLICA_ID is empty and the host name is unknown: %w", err)
+	}
+	if err := validateReplicaID(host); err != nil {
+		return "", fmt.Errorf("GATEWIRE_XDS_REPLICA_ID is empty and the host name cannot be used instead; set it: %w", err)
+	}
+	return host, nil
+}
+
+// validateReplicaID accepts what a host name holds, which is also what a
+// status key token may hold.
+func validateReplicaID(id string) error {
+	if len(id) > 253 {
+		return fmt.Errorf("%q is longer than 253 characters", id)
+	}
+	for _, r := range id {
+		ok := r == '-' || r == '.' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')
+		if !ok {
+			return fmt.Errorf("%q holds %q; use letters, digits, '-' and '.'", id, r)
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package xds
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -30,6 +31,9 @@ func TestConfigValidate(t *testing.T) {
 		{"GATEWIRE_XDS_KEEPALIVE_MIN_TIME", "0s"},
 		{"GATEWIRE_XDS_SHUTDOWN_TIMEOUT", "0s"},
 		{"GATEWIRE_XDS_MAX_CONCURRENT_STREAMS", "0"},
+		{"GATEWIRE_XDS_REPLICA_ID", "xds/0"},
+		{"GATEWIRE_XDS_REPLICA_ID", "xds_0"},
+		{"GATEWIRE_XDS_REPLICA_ID", "*"},
 	} {
 		t.Run(tc.variable+"="+tc.value, func(t *testing.T) {
 			t.Setenv(tc.variable, tc.value)
@@ -55,5 +59,23 @@ func TestConfigValidAddresses(t *testing.T) {
 		if err := c.Validate(); err != nil {
 			t.Errorf("%s: %v", addr, err)
 		}
+	}
+}
+
+func TestConfigReplicaID(t *testing.T) {
+	c := DefaultConfig()
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.replica(); err != nil || got != host {
+		t.Errorf("replica() = %q, %v; want the host name %q", got, err, host)
+	}
+	c.ReplicaID = "xds-0.gatewire-system"
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.replica(); err != nil || got != c.ReplicaID {
+		t.Errorf("replica() = %q, %v; want %q", got, err, c.ReplicaID)
 	}
 }

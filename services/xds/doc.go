@@ -39,8 +39,46 @@
 //
 // # ACKs and NACKs
 //
-// Every response an Envoy answers is counted on the meter "gatewire/xds" as
+// Every response a client answers is counted on the meter "gatewire/xds" as
 // gatewire_xds_acks_total or gatewire_xds_nacks_total with the attributes
-// gateway (node.cluster), version and type_url; a NACK is also logged with
-// the client's error_detail.
+// gateway (node.cluster), version and type_url.
+//
+// A NACK is held, not answered: the server sends nothing more of that type
+// on that stream until the gateway's snapshot changes, that is until a new
+// version arrives from the bus; then the new version is sent. (A NACK of a
+// version the cache no longer holds is answered at once with the current
+// one.) go-control-plane's cache alone would resend the rejected version,
+// which the client rejects again, at thousands of NACKs a second.
+// Clients that accepted a version keep it: nothing is pushed to them
+// either. Delta streams never resend a rejected response: the server sends
+// a delta client only resources whose versions changed.
+//
+// A NACK of the version the cache serves is made visible:
+//   - logged at warn as "xds nack" with the client's error_detail, once per
+//     version, client (node.id) and type URL, not once per NACK;
+//   - written to the status bucket under [bus.DataPlaneStatusKey](ns, name,
+//     replica) as a busv1.Status of the Gateway ns/name with the condition
+//     Programmed: False, reason Invalid, whose message names the client,
+//     the rejected version, its type URL and the client's error detail.
+//
+// The entry is deleted when a client ACKs a later version of that type (the
+// version the cache then serves), when the gateway is deleted, and when
+// every stream that rejected the version has closed: the client may have
+// moved to another replica, which then writes its own entry. Each replica
+// writes only its own key (GATEWIRE_XDS_REPLICA_ID, the host name by
+// default), deletes the entries its id left behind in an earlier run when
+// it starts, and deletes its entries when it stops.
+//
+// # Replicas
+//
+// Any number of replicas serve the same snapshots: the version is the bus
+// value's, the same on every replica. A state-of-the-world client that
+// reconnects, to the same or another replica, and names in its first
+// request of a type the version the replica serves, gets no response until
+// the version changes: it has that configuration already.
+// (go-control-plane's cache alone would send it again on every new stream.)
+// A delta client that reconnects declares its resources in
+// initial_resource_versions; per-resource versions are hashes of the
+// resources, the same on every replica, so it is sent nothing it has (a
+// wildcard stream gets one empty response, as on every new delta stream).
 package xds

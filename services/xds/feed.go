@@ -29,6 +29,8 @@ type feed struct {
 	cache    cache.SnapshotCache
 	log      *slog.Logger
 	rejected metric.Int64Counter
+	// dataPlane is told of deleted gateways.
+	dataPlane *dataPlane
 
 	synced atomic.Bool
 	// served maps each bucket key that has a snapshot from the bucket in
@@ -143,6 +145,7 @@ func (f *feed) apply(ctx context.Context, e *bus.Entry) {
 // instead would leave connected Envoys with their old configuration.
 func (f *feed) remove(ctx context.Context, key, nodeCluster string) {
 	delete(f.served, key)
+	f.dataPlane.removed(nodeCluster)
 	if err := f.cache.SetSnapshot(ctx, nodeCluster, emptySnapshot()); err != nil {
 		f.log.Warn("empty snapshot not delivered to all watches", "gateway", nodeCluster, "error", err)
 		return

@@ -118,6 +118,7 @@ func TestReopenedWatchEmptiesDeleted(t *testing.T) {
 		rejected: noop.Int64Counter{},
 		served:   map[string]string{},
 	}
+	f.dataPlane = newDataPlane(b, f.log, "test", servedVersion(f.cache))
 	ctx := context.Background()
 	for _, name := range []string{"kept", "deleted"} {
 		if _, err := b.Put(ctx, bus.XDS, bus.GatewayKey("ns", name), xdstest.Sample("ns/"+name, "v1")); err != nil {

@@ -3,9 +3,11 @@ package xds
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -23,9 +25,15 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(grpcTargetEnv) != "" {
+		// The child process of a gRPC client test: gRPC's xDS client keeps
+		// goroutines of its own after the channel closes.
+		os.Exit(m.Run())
+	}
 	goleak.VerifyTestMain(m)
 }
 
@@ -35,38 +43,51 @@ const wait = 10 * time.Second
 // harness is a running Service on a loopback port with a client
 // connection to it, a metric reader and a log buffer.
 type harness struct {
-	bus    *bus.Bus
-	svc    *Service
-	conn   *grpc.ClientConn
-	reader *sdkmetric.ManualReader
-	logs   *logBuffer
+	bus     *bus.Bus
+	svc     *Service
+	replica string
+	conn    *grpc.ClientConn
+	reader  *sdkmetric.ManualReader
+	logs    *logBuffer
+	// stop stops the service and waits for Run to return; it runs at the
+	// end of the test too.
+	stop func()
 }
 
-// start runs a Service over b until the test ends, and waits until it is
-// ready.
+// start runs a Service over b, as replica "xds-0", until the test ends,
+// and waits until it is ready.
 func start(t *testing.T, b *bus.Bus) *harness {
+	t.Helper()
+	return startReplica(t, b, "xds-0")
+}
+
+// startReplica runs a Service over b as the given replica.
+func startReplica(t *testing.T, b *bus.Bus, replica string) *harness {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("listen: %v", err)
 	}
-	h := &harness{bus: b, reader: sdkmetric.NewManualReader(), logs: &logBuffer{}}
+	h := &harness{bus: b, replica: replica, reader: sdkmetric.NewManualReader(), logs: &logBuffer{}}
 	log := slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	meters := sdkmetric.NewMeterProvider(sdkmetric.WithReader(h.reader))
-	h.svc, err = New(DefaultConfig(), b, log, WithListener(l), WithMeterProvider(meters))
+	cfg := DefaultConfig()
+	cfg.ReplicaID = replica
+	h.svc, err = New(cfg, b, log, WithListener(l), WithMeterProvider(meters))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- h.svc.Run(ctx) }()
-	t.Cleanup(func() {
+	h.stop = sync.OnceFunc(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Run: %v", err)
 		}
 		_ = meters.Shutdown(context.Background())
 	})
+	t.Cleanup(h.stop)
 	h.conn, err = grpc.NewClient(l.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatalf("grpc client: %v", err)
@@ -105,6 +126,44 @@ func (h *harness) servedVersion(nodeCluster string) string {
 		return ""
 	}
 	return snap.GetVersion(resource.ListenerType)
+}
+
+// statusEntry is the replica's data-plane status entry of the gateway
+// ns/name; nil when there is none.
+func (h *harness) statusEntry(t *testing.T, ns, name string) *busv1.Status {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	e, err := h.bus.Get(ctx, bus.Status, bus.DataPlaneStatusKey(ns, name, h.replica))
+	if errors.Is(err, bus.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("get status entry: %v", err)
+	}
+	st, ok := e.Value.(*busv1.Status)
+	if !ok {
+		t.Fatalf("status entry holds a %T", e.Value)
+	}
+	return st
+}
+
+// waitStatus waits until the gateway's entry holds a condition whose
+// message contains every one of parts, and returns the entry.
+func (h *harness) waitStatus(t *testing.T, parts ...string) *busv1.Status {
+	t.Helper()
+	var st *busv1.Status
+	waitFor(t, fmt.Sprintf("a status entry naming %q", parts), func() bool {
+		st = h.statusEntry(t, "ns", "gw")
+		return st != nil && len(st.GetConditions()) == 1 && containsAll(st.GetConditions()[0].GetMessage(), parts)
+	})
+	return st
+}
+
+// waitNoStatus waits until the gateway has no entry.
+func (h *harness) waitNoStatus(t *testing.T) {
+	t.Helper()
+	waitFor(t, "no status entry", func() bool { return h.statusEntry(t, "ns", "gw") == nil })
 }
 
 // put writes a value to the xds bucket.

@@ -38,6 +38,7 @@ type Service struct {
 	cache     cache.SnapshotCache
 	callbacks *callbacks
 	feed      *feed
+	dataPlane *dataPlane
 
 	mu       sync.Mutex
 	listener net.Listener // set by WithListener, or by Run
@@ -94,8 +95,14 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 			return nil, err
 		}
 	}
+	replica, err := cfg.replica()
+	if err != nil {
+		return nil, err
+	}
+	snapshots := cache.NewSnapshotCache(true, clusterHash{}, cacheLogger{log})
+	dp := newDataPlane(b, log, replica, servedVersion(snapshots))
 	meter := o.meters.Meter(meterName)
-	cb, err := newCallbacks(log, meter)
+	cb, err := newCallbacks(log, meter, dp)
 	if err != nil {
 		return nil, fmt.Errorf("xds: metrics: %w", err)
 	}
@@ -104,15 +111,15 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	if err != nil {
 		return nil, fmt.Errorf("xds: metrics: %w", err)
 	}
-	snapshots := cache.NewSnapshotCache(true, clusterHash{}, cacheLogger{log})
 	return &Service{
 		cfg:       cfg,
 		log:       log,
 		cache:     snapshots,
 		callbacks: cb,
+		dataPlane: dp,
 		listener:  o.listener,
 		feed: &feed{
-			bus: b, cache: snapshots, log: log, rejected: rejected,
+			bus: b, cache: snapshots, log: log, rejected: rejected, dataPlane: dp,
 			served: map[string]string{},
 		},
 	}, nil
@@ -147,6 +154,7 @@ func (s *Service) Run(ctx context.Context) error {
 	grpcServer := s.grpcServer(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { s.feed.run(ctx) })
+	wg.Go(func() { s.dataPlane.run(ctx) })
 	served := make(chan error, 1)
 	go func() { served <- grpcServer.Serve(l) }()
 	s.log.Info("xds server listening", "address", l.Addr().String())
@@ -200,7 +208,8 @@ func (s *Service) grpcServer(ctx context.Context) *grpc.Server {
 			PermitWithoutStream: true,
 		}),
 	)
-	xds := server.NewServer(ctx, s.cache, s.callbacks, sotw.WithLogger(cacheLogger{s.log}))
+	watcher := holdingCache{SnapshotCache: s.cache, hash: clusterHash{}}
+	xds := server.NewServer(ctx, watcher, s.callbacks, sotw.WithLogger(cacheLogger{s.log}))
 	discoverygrpc.RegisterAggregatedDiscoveryServiceServer(g, xds)
 	listenerservice.RegisterListenerDiscoveryServiceServer(g, xds)
 	routeservice.RegisterRouteDiscoveryServiceServer(g, xds)
@@ -235,3 +244,15 @@ func (s *Service) stop(g *grpc.Server) {
 type clusterHash struct{}
 
 func (clusterHash) ID(node *core.Node) string { return node.GetCluster() }
+
+// servedVersion reads the version of a type that c serves to a gateway; ""
+// when it has no snapshot for the gateway.
+func servedVersion(c cache.SnapshotCache) func(gateway, typeURL string) string {
+	return func(gateway, typeURL string) string {
+		snap, err := c.GetSnapshot(gateway)
+		if err != nil {
+			return ""
+		}
+		return snap.GetVersion(typeURL)
+	}
+}
