@@ -22,11 +22,12 @@ var errNoCluster = status.Error(codes.InvalidArgument,
 
 // callbacks watch the xDS streams: they refuse nodes without a cluster,
 // count every ACK and NACK per gateway (node.cluster), version and type,
-// and report them to the data-plane status, which logs NACKs. A request is an ACK or NACK when it answers the nonce of the last
-// response of its type on its stream; the answer to a nonce is counted
-// once. The version of an ACK is the one the client reports applying (delta
-// clients report none: the version sent with the nonce is used); the version
-// of a NACK is the one sent with the rejected nonce.
+// and report them, and closed streams, to the data-plane status, which
+// logs NACKs. A request is an ACK or NACK when it answers the nonce of the
+// last response of its type on its stream; the answer to a nonce is
+// counted once. The version of an ACK is the one the client reports
+// applying (delta clients report none: the version sent with the nonce is
+// used); the version of a NACK is the one sent with the rejected nonce.
 //
 // The go-control-plane server calls them synchronously from the goroutines
 // of many streams; they are safe for that.

@@ -145,8 +145,11 @@ func (f *feed) apply(ctx context.Context, e *bus.Entry) {
 // instead would leave connected Envoys with their old configuration.
 func (f *feed) remove(ctx context.Context, key, nodeCluster string) {
 	delete(f.served, key)
+	err := f.cache.SetSnapshot(ctx, nodeCluster, emptySnapshot())
+	// After the snapshot changed: a NACK of the old version seen before it
+	// is forgotten, one seen after it is not recorded.
 	f.dataPlane.removed(nodeCluster)
-	if err := f.cache.SetSnapshot(ctx, nodeCluster, emptySnapshot()); err != nil {
+	if err != nil {
 		f.log.Warn("empty snapshot not delivered to all watches", "gateway", nodeCluster, "error", err)
 		return
 	}
