@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -80,14 +81,13 @@ func runStandalone(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *dir != "" {
+		if err := os.Setenv("GATEWIRE_PROVIDER_DIR", *dir); err != nil {
+			return err
+		}
+	}
 	if err := service.Load(cfg.all()...); err != nil {
 		return usageError("configuration:\n%v", err)
-	}
-	if *dir != "" {
-		cfg.provider.Dir = *dir
-		if err := cfg.provider.Validate(); err != nil {
-			return usageError("-dir: %v", err)
-		}
 	}
 	log := cfg.base.Logger()
 	tel, err := telemetry.Setup(ctx, "gatewire-standalone")

@@ -1,0 +1,81 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	"google.golang.org/protobuf/encoding/protojson"
+	"sigs.k8s.io/yaml"
+)
+
+// checkBootstrap reads a bootstrap file as Envoy would and checks that it
+// names the gateway and points at the xds service.
+func checkBootstrap(t *testing.T, path, nodeCluster, xdsAddr string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	for deadline := time.Now().Add(10 * time.Second); err != nil && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		t.Fatalf("bootstrap: %v", err)
+	}
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		t.Fatalf("bootstrap %s: %v", path, err)
+	}
+	var b bootstrapv3.Bootstrap
+	if err := protojson.Unmarshal(js, &b); err != nil {
+		t.Fatalf("bootstrap %s: %v", path, err)
+	}
+	if err := b.ValidateAll(); err != nil {
+		t.Fatalf("bootstrap %s: %v", path, err)
+	}
+	if b.GetNode().GetCluster() != nodeCluster {
+		t.Fatalf("bootstrap node.cluster = %q, want %q", b.GetNode().GetCluster(), nodeCluster)
+	}
+	host, port, _ := strings.Cut(xdsAddr, ":")
+	if !strings.Contains(string(js), host) || !strings.Contains(string(js), port) {
+		t.Fatalf("bootstrap %s does not point at the xds service %s:\n%s", path, xdsAddr, data)
+	}
+}
+
+// TestStandalone runs `gatewire standalone` on the quickstart example and
+// checks that a gateway's Envoy gets its configuration.
+func TestStandalone(t *testing.T) {
+	tmp := t.TempDir()
+	xdsAddr, natsAddr, admin := freeAddr(t), freeAddr(t), freeAddr(t)
+	bootstraps := filepath.Join(tmp, "bootstrap")
+	examples, err := filepath.Abs("../examples/quickstart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, "gatewire", []string{
+		"GATEWIRE_XDS_ADDRESS=" + xdsAddr,
+		"GATEWIRE_INFRA_XDS_ADDRESS=" + xdsAddr,
+		"GATEWIRE_STANDALONE_NATS_LISTEN=" + natsAddr,
+		"GATEWIRE_STANDALONE_STORE_DIR=" + filepath.Join(tmp, "nats"),
+		"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + bootstraps,
+		"GATEWIRE_ADMIN_ADDRESS=" + admin,
+	}, "standalone", "-dir", examples)
+	waitReady(t, p, admin, 30*time.Second)
+	envoy := connectEnvoy(t, xdsAddr, "default/quickstart")
+	envoy.waitFor(t, 20*time.Second, "the quickstart route", func(s snapshot) bool {
+		c := routeTo(s, "www.example.com", "/")
+		return len(s.listeners) == 1 && c != "" && s.clusters[c] != nil && endpointCount(s, c) == 2
+	})
+	checkBootstrap(t, filepath.Join(bootstraps, "default-quickstart.yaml"), "default/quickstart", xdsAddr)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(p.output(), "default-quickstart.yaml") {
+		if time.Now().After(deadline) {
+			t.Fatalf("standalone did not print the bootstrap path:\n%s", p.output())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
