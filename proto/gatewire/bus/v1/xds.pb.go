@@ -35,8 +35,12 @@ type XdsSnapshot struct {
 	// computed from.
 	SourceRevision uint64            `protobuf:"varint,3,opt,name=source_revision,json=sourceRevision,proto3" json:"source_revision,omitempty"`
 	Resources      []*TypedResources `protobuf:"bytes,4,rep,name=resources,proto3" json:"resources,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// proxyless_listeners are the API listeners served to proxyless gRPC
+	// clients of the gateway instead of the Envoy listeners; they share the
+	// route configurations, clusters and endpoints above.
+	ProxylessListeners []*anypb.Any `protobuf:"bytes,5,rep,name=proxyless_listeners,json=proxylessListeners,proto3" json:"proxyless_listeners,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *XdsSnapshot) Reset() {
@@ -93,6 +97,13 @@ func (x *XdsSnapshot) GetSourceRevision() uint64 {
 func (x *XdsSnapshot) GetResources() []*TypedResources {
 	if x != nil {
 		return x.Resources
+	}
+	return nil
+}
+
+func (x *XdsSnapshot) GetProxylessListeners() []*anypb.Any {
+	if x != nil {
+		return x.ProxylessListeners
 	}
 	return nil
 }
@@ -154,12 +165,13 @@ var File_gatewire_bus_v1_xds_proto protoreflect.FileDescriptor
 
 const file_gatewire_bus_v1_xds_proto_rawDesc = "" +
 	"\n" +
-	"\x19gatewire/bus/v1/xds.proto\x12\x0fgatewire.bus.v1\x1a\x19google/protobuf/any.proto\"\xb2\x01\n" +
+	"\x19gatewire/bus/v1/xds.proto\x12\x0fgatewire.bus.v1\x1a\x19google/protobuf/any.proto\"\xf9\x01\n" +
 	"\vXdsSnapshot\x12!\n" +
 	"\fnode_cluster\x18\x01 \x01(\tR\vnodeCluster\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12'\n" +
 	"\x0fsource_revision\x18\x03 \x01(\x04R\x0esourceRevision\x12=\n" +
-	"\tresources\x18\x04 \x03(\v2\x1f.gatewire.bus.v1.TypedResourcesR\tresources\"_\n" +
+	"\tresources\x18\x04 \x03(\v2\x1f.gatewire.bus.v1.TypedResourcesR\tresources\x12E\n" +
+	"\x13proxyless_listeners\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\x12proxylessListeners\"_\n" +
 	"\x0eTypedResources\x12\x19\n" +
 	"\btype_url\x18\x01 \x01(\tR\atypeUrl\x122\n" +
 	"\tresources\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\tresourcesB:Z8github.com/gatewire/gatewire/proto/gatewire/bus/v1;busv1b\x06proto3"
@@ -184,12 +196,13 @@ var file_gatewire_bus_v1_xds_proto_goTypes = []any{
 }
 var file_gatewire_bus_v1_xds_proto_depIdxs = []int32{
 	1, // 0: gatewire.bus.v1.XdsSnapshot.resources:type_name -> gatewire.bus.v1.TypedResources
-	2, // 1: gatewire.bus.v1.TypedResources.resources:type_name -> google.protobuf.Any
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	2, // 1: gatewire.bus.v1.XdsSnapshot.proxyless_listeners:type_name -> google.protobuf.Any
+	2, // 2: gatewire.bus.v1.TypedResources.resources:type_name -> google.protobuf.Any
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_gatewire_bus_v1_xds_proto_init() }

@@ -13,6 +13,7 @@ package irv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -83,6 +84,61 @@ func (Protocol) EnumDescriptor() ([]byte, []int) {
 	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{0}
 }
 
+type BackendProtocol int32
+
+const (
+	BackendProtocol_BACKEND_PROTOCOL_UNSPECIFIED BackendProtocol = 0
+	BackendProtocol_BACKEND_PROTOCOL_HTTP1       BackendProtocol = 1
+	BackendProtocol_BACKEND_PROTOCOL_HTTP2       BackendProtocol = 2
+	BackendProtocol_BACKEND_PROTOCOL_TCP         BackendProtocol = 3
+	BackendProtocol_BACKEND_PROTOCOL_UDP         BackendProtocol = 4
+)
+
+// Enum value maps for BackendProtocol.
+var (
+	BackendProtocol_name = map[int32]string{
+		0: "BACKEND_PROTOCOL_UNSPECIFIED",
+		1: "BACKEND_PROTOCOL_HTTP1",
+		2: "BACKEND_PROTOCOL_HTTP2",
+		3: "BACKEND_PROTOCOL_TCP",
+		4: "BACKEND_PROTOCOL_UDP",
+	}
+	BackendProtocol_value = map[string]int32{
+		"BACKEND_PROTOCOL_UNSPECIFIED": 0,
+		"BACKEND_PROTOCOL_HTTP1":       1,
+		"BACKEND_PROTOCOL_HTTP2":       2,
+		"BACKEND_PROTOCOL_TCP":         3,
+		"BACKEND_PROTOCOL_UDP":         4,
+	}
+)
+
+func (x BackendProtocol) Enum() *BackendProtocol {
+	p := new(BackendProtocol)
+	*p = x
+	return p
+}
+
+func (x BackendProtocol) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (BackendProtocol) Descriptor() protoreflect.EnumDescriptor {
+	return file_gatewire_ir_v1_ir_proto_enumTypes[1].Descriptor()
+}
+
+func (BackendProtocol) Type() protoreflect.EnumType {
+	return &file_gatewire_ir_v1_ir_proto_enumTypes[1]
+}
+
+func (x BackendProtocol) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use BackendProtocol.Descriptor instead.
+func (BackendProtocol) EnumDescriptor() ([]byte, []int) {
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{1}
+}
+
 type PathMatch_Type int32
 
 const (
@@ -119,11 +175,11 @@ func (x PathMatch_Type) String() string {
 }
 
 func (PathMatch_Type) Descriptor() protoreflect.EnumDescriptor {
-	return file_gatewire_ir_v1_ir_proto_enumTypes[1].Descriptor()
+	return file_gatewire_ir_v1_ir_proto_enumTypes[2].Descriptor()
 }
 
 func (PathMatch_Type) Type() protoreflect.EnumType {
-	return &file_gatewire_ir_v1_ir_proto_enumTypes[1]
+	return &file_gatewire_ir_v1_ir_proto_enumTypes[2]
 }
 
 func (x PathMatch_Type) Number() protoreflect.EnumNumber {
@@ -132,7 +188,7 @@ func (x PathMatch_Type) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use PathMatch_Type.Descriptor instead.
 func (PathMatch_Type) EnumDescriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{6, 0}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{15, 0}
 }
 
 // Gateway is one Gateway with everything attached to it.
@@ -143,7 +199,9 @@ type Gateway struct {
 	// listeners are sorted by port; one Listener per port.
 	Listeners []*Listener `protobuf:"bytes,3,rep,name=listeners,proto3" json:"listeners,omitempty"`
 	// backends are sorted by name; every route destination names one.
-	Backends      []*Backend `protobuf:"bytes,4,rep,name=backends,proto3" json:"backends,omitempty"`
+	Backends []*Backend `protobuf:"bytes,4,rep,name=backends,proto3" json:"backends,omitempty"`
+	// secrets are the TLS certificates the listeners serve, sorted by name.
+	Secrets       []*Secret `protobuf:"bytes,5,rep,name=secrets,proto3" json:"secrets,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -206,6 +264,75 @@ func (x *Gateway) GetBackends() []*Backend {
 	return nil
 }
 
+func (x *Gateway) GetSecrets() []*Secret {
+	if x != nil {
+		return x.Secrets
+	}
+	return nil
+}
+
+// Secret is a TLS certificate and its key, from a Kubernetes Secret.
+type Secret struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// name is "<namespace>/<secret>"; it is also the SDS secret name.
+	Name             string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	CertificateChain []byte `protobuf:"bytes,2,opt,name=certificate_chain,json=certificateChain,proto3" json:"certificate_chain,omitempty"`
+	PrivateKey       []byte `protobuf:"bytes,3,opt,name=private_key,json=privateKey,proto3" json:"private_key,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *Secret) Reset() {
+	*x = Secret{}
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Secret) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Secret) ProtoMessage() {}
+
+func (x *Secret) ProtoReflect() protoreflect.Message {
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Secret.ProtoReflect.Descriptor instead.
+func (*Secret) Descriptor() ([]byte, []int) {
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Secret) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Secret) GetCertificateChain() []byte {
+	if x != nil {
+		return x.CertificateChain
+	}
+	return nil
+}
+
+func (x *Secret) GetPrivateKey() []byte {
+	if x != nil {
+		return x.PrivateKey
+	}
+	return nil
+}
+
 // Listener is one port of the gateway. Gateway listeners that share a port
 // share one Listener.
 type Listener struct {
@@ -216,15 +343,22 @@ type Listener struct {
 	Protocol Protocol `protobuf:"varint,3,opt,name=protocol,proto3,enum=gatewire.ir.v1.Protocol" json:"protocol,omitempty"`
 	// gateway_listeners are the names of the Gateway's listeners on this port.
 	GatewayListeners []string `protobuf:"bytes,4,rep,name=gateway_listeners,json=gatewayListeners,proto3" json:"gateway_listeners,omitempty"`
-	// virtual_hosts are sorted by hostname, "*" last.
-	VirtualHosts  []*VirtualHost `protobuf:"bytes,5,rep,name=virtual_hosts,json=virtualHosts,proto3" json:"virtual_hosts,omitempty"`
+	// virtual_hosts are sorted by hostname, "*" last. HTTP and HTTPS only.
+	VirtualHosts []*VirtualHost `protobuf:"bytes,5,rep,name=virtual_hosts,json=virtualHosts,proto3" json:"virtual_hosts,omitempty"`
+	// tls is how an HTTPS listener terminates TLS, one entry per SNI hostname.
+	Tls []*TLSTermination `protobuf:"bytes,6,rep,name=tls,proto3" json:"tls,omitempty"`
+	// tls_routes are TLS passthrough routes by SNI (protocol TLS).
+	TlsRoutes []*L4Route `protobuf:"bytes,7,rep,name=tls_routes,json=tlsRoutes,proto3" json:"tls_routes,omitempty"`
+	// l4_routes are the TCPRoutes or UDPRoutes of a TCP or UDP listener; the
+	// first one is served.
+	L4Routes      []*L4Route `protobuf:"bytes,8,rep,name=l4_routes,json=l4Routes,proto3" json:"l4_routes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Listener) Reset() {
 	*x = Listener{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[1]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -236,7 +370,7 @@ func (x *Listener) String() string {
 func (*Listener) ProtoMessage() {}
 
 func (x *Listener) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[1]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -249,7 +383,7 @@ func (x *Listener) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Listener.ProtoReflect.Descriptor instead.
 func (*Listener) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{1}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Listener) GetName() string {
@@ -287,6 +421,152 @@ func (x *Listener) GetVirtualHosts() []*VirtualHost {
 	return nil
 }
 
+func (x *Listener) GetTls() []*TLSTermination {
+	if x != nil {
+		return x.Tls
+	}
+	return nil
+}
+
+func (x *Listener) GetTlsRoutes() []*L4Route {
+	if x != nil {
+		return x.TlsRoutes
+	}
+	return nil
+}
+
+func (x *Listener) GetL4Routes() []*L4Route {
+	if x != nil {
+		return x.L4Routes
+	}
+	return nil
+}
+
+// TLSTermination serves certificates for SNI hostname.
+type TLSTermination struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// hostname is the SNI to match; empty or "*" for any.
+	Hostname string `protobuf:"bytes,1,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	// secrets name Secrets of the gateway.
+	Secrets       []string `protobuf:"bytes,2,rep,name=secrets,proto3" json:"secrets,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TLSTermination) Reset() {
+	*x = TLSTermination{}
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TLSTermination) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TLSTermination) ProtoMessage() {}
+
+func (x *TLSTermination) ProtoReflect() protoreflect.Message {
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TLSTermination.ProtoReflect.Descriptor instead.
+func (*TLSTermination) Descriptor() ([]byte, []int) {
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *TLSTermination) GetHostname() string {
+	if x != nil {
+		return x.Hostname
+	}
+	return ""
+}
+
+func (x *TLSTermination) GetSecrets() []string {
+	if x != nil {
+		return x.Secrets
+	}
+	return nil
+}
+
+// L4Route forwards whole connections (TCP, UDP, or TLS by SNI).
+type L4Route struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Name   string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Source *RouteSource           `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
+	// hostnames are the SNI names of a TLS passthrough route.
+	Hostnames     []string           `protobuf:"bytes,3,rep,name=hostnames,proto3" json:"hostnames,omitempty"`
+	Backends      []*WeightedBackend `protobuf:"bytes,4,rep,name=backends,proto3" json:"backends,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *L4Route) Reset() {
+	*x = L4Route{}
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *L4Route) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*L4Route) ProtoMessage() {}
+
+func (x *L4Route) ProtoReflect() protoreflect.Message {
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use L4Route.ProtoReflect.Descriptor instead.
+func (*L4Route) Descriptor() ([]byte, []int) {
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *L4Route) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *L4Route) GetSource() *RouteSource {
+	if x != nil {
+		return x.Source
+	}
+	return nil
+}
+
+func (x *L4Route) GetHostnames() []string {
+	if x != nil {
+		return x.Hostnames
+	}
+	return nil
+}
+
+func (x *L4Route) GetBackends() []*WeightedBackend {
+	if x != nil {
+		return x.Backends
+	}
+	return nil
+}
+
 // VirtualHost is the routes for one hostname.
 type VirtualHost struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -302,7 +582,7 @@ type VirtualHost struct {
 
 func (x *VirtualHost) Reset() {
 	*x = VirtualHost{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[2]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -314,7 +594,7 @@ func (x *VirtualHost) String() string {
 func (*VirtualHost) ProtoMessage() {}
 
 func (x *VirtualHost) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[2]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -327,7 +607,7 @@ func (x *VirtualHost) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VirtualHost.ProtoReflect.Descriptor instead.
 func (*VirtualHost) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{2}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *VirtualHost) GetName() string {
@@ -365,13 +645,21 @@ type Route struct {
 	// backends answers direct_response.
 	Backends       []*WeightedBackend `protobuf:"bytes,6,rep,name=backends,proto3" json:"backends,omitempty"`
 	DirectResponse *DirectResponse    `protobuf:"bytes,7,opt,name=direct_response,json=directResponse,proto3" json:"direct_response,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	Redirect       *Redirect          `protobuf:"bytes,8,opt,name=redirect,proto3" json:"redirect,omitempty"`
+	UrlRewrite     *URLRewrite        `protobuf:"bytes,9,opt,name=url_rewrite,json=urlRewrite,proto3" json:"url_rewrite,omitempty"`
+	Mirrors        []*Mirror          `protobuf:"bytes,10,rep,name=mirrors,proto3" json:"mirrors,omitempty"`
+	Cors           *CORS              `protobuf:"bytes,11,opt,name=cors,proto3" json:"cors,omitempty"`
+	Timeouts       *Timeouts          `protobuf:"bytes,12,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
+	Retry          *Retry             `protobuf:"bytes,13,opt,name=retry,proto3" json:"retry,omitempty"`
+	// grpc is set for routes of GRPCRoutes: backends speak HTTP/2.
+	Grpc          bool `protobuf:"varint,14,opt,name=grpc,proto3" json:"grpc,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Route) Reset() {
 	*x = Route{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[3]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -383,7 +671,7 @@ func (x *Route) String() string {
 func (*Route) ProtoMessage() {}
 
 func (x *Route) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[3]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -396,7 +684,7 @@ func (x *Route) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Route.ProtoReflect.Descriptor instead.
 func (*Route) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{3}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Route) GetName() string {
@@ -448,6 +736,470 @@ func (x *Route) GetDirectResponse() *DirectResponse {
 	return nil
 }
 
+func (x *Route) GetRedirect() *Redirect {
+	if x != nil {
+		return x.Redirect
+	}
+	return nil
+}
+
+func (x *Route) GetUrlRewrite() *URLRewrite {
+	if x != nil {
+		return x.UrlRewrite
+	}
+	return nil
+}
+
+func (x *Route) GetMirrors() []*Mirror {
+	if x != nil {
+		return x.Mirrors
+	}
+	return nil
+}
+
+func (x *Route) GetCors() *CORS {
+	if x != nil {
+		return x.Cors
+	}
+	return nil
+}
+
+func (x *Route) GetTimeouts() *Timeouts {
+	if x != nil {
+		return x.Timeouts
+	}
+	return nil
+}
+
+func (x *Route) GetRetry() *Retry {
+	if x != nil {
+		return x.Retry
+	}
+	return nil
+}
+
+func (x *Route) GetGrpc() bool {
+	if x != nil {
+		return x.Grpc
+	}
+	return false
+}
+
+// Redirect answers with a redirect. Empty fields keep the request's value.
+type Redirect struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Scheme   string                 `protobuf:"bytes,1,opt,name=scheme,proto3" json:"scheme,omitempty"`
+	Hostname string                 `protobuf:"bytes,2,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	Port     uint32                 `protobuf:"varint,3,opt,name=port,proto3" json:"port,omitempty"`
+	// full_path replaces the whole path; prefix replaces the matched prefix.
+	FullPath string `protobuf:"bytes,4,opt,name=full_path,json=fullPath,proto3" json:"full_path,omitempty"`
+	Prefix   string `protobuf:"bytes,5,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	// has_path tells an empty prefix ("/") from no path rewrite.
+	HasPath       bool   `protobuf:"varint,6,opt,name=has_path,json=hasPath,proto3" json:"has_path,omitempty"`
+	StatusCode    uint32 `protobuf:"varint,7,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Redirect) Reset() {
+	*x = Redirect{}
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Redirect) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Redirect) ProtoMessage() {}
+
+func (x *Redirect) ProtoReflect() protoreflect.Message {
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Redirect.ProtoReflect.Descriptor instead.
+func (*Redirect) Descriptor() ([]byte, []int) {
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Redirect) GetScheme() string {
+	if x != nil {
+		return x.Scheme
+	}
+	return ""
+}
+
+func (x *Redirect) GetHostname() string {
+	if x != nil {
+		return x.Hostname
+	}
+	return ""
+}
+
+func (x *Redirect) GetPort() uint32 {
+	if x != nil {
+		return x.Port
+	}
+	return 0
+}
+
+func (x *Redirect) GetFullPath() string {
+	if x != nil {
+		return x.FullPath
+	}
+	return ""
+}
+
+func (x *Redirect) GetPrefix() string {
+	if x != nil {
+		return x.Prefix
+	}
+	return ""
+}
+
+func (x *Redirect) GetHasPath() bool {
+	if x != nil {
+		return x.HasPath
+	}
+	return false
+}
+
+func (x *Redirect) GetStatusCode() uint32 {
+	if x != nil {
+		return x.StatusCode
+	}
+	return 0
+}
+
+// URLRewrite changes the request before it is forwarded.
+type URLRewrite struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Hostname      string                 `protobuf:"bytes,1,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	FullPath      string                 `protobuf:"bytes,2,opt,name=full_path,json=fullPath,proto3" json:"full_path,omitempty"`
+	Prefix        string                 `protobuf:"bytes,3,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	HasPath       bool                   `protobuf:"varint,4,opt,name=has_path,json=hasPath,proto3" json:"has_path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *URLRewrite) Reset() {
+	*x = URLRewrite{}
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *URLRewrite) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*URLRewrite) ProtoMessage() {}
+
+func (x *URLRewrite) ProtoReflect() protoreflect.Message {
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use URLRewrite.ProtoReflect.Descriptor instead.
+func (*URLRewrite) Descriptor() ([]byte, []int) {
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *URLRewrite) GetHostname() string {
+	if x != nil {
+		return x.Hostname
+	}
+	return ""
+}
+
+func (x *URLRewrite) GetFullPath() string {
+	if x != nil {
+		return x.FullPath
+	}
+	return ""
+}
+
+func (x *URLRewrite) GetPrefix() string {
+	if x != nil {
+		return x.Prefix
+	}
+	return ""
+}
+
+func (x *URLRewrite) GetHasPath() bool {
+	if x != nil {
+		return x.HasPath
+	}
+	return false
+}
+
+// Mirror sends a copy of a share of the requests to a backend.
+type Mirror struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Backend string                 `protobuf:"bytes,1,opt,name=backend,proto3" json:"backend,omitempty"`
+	// percent of requests mirrored, 0-100; 100 when unset.
+	Percent       float64 `protobuf:"fixed64,2,opt,name=percent,proto3" json:"percent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Mirror) Reset() {
+	*x = Mirror{}
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Mirror) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Mirror) ProtoMessage() {}
+
+func (x *Mirror) ProtoReflect() protoreflect.Message {
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Mirror.ProtoReflect.Descriptor instead.
+func (*Mirror) Descriptor() ([]byte, []int) {
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Mirror) GetBackend() string {
+	if x != nil {
+		return x.Backend
+	}
+	return ""
+}
+
+func (x *Mirror) GetPercent() float64 {
+	if x != nil {
+		return x.Percent
+	}
+	return 0
+}
+
+type CORS struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// allow_origins are exact origins or patterns with "*".
+	AllowOrigins     []string `protobuf:"bytes,1,rep,name=allow_origins,json=allowOrigins,proto3" json:"allow_origins,omitempty"`
+	AllowMethods     []string `protobuf:"bytes,2,rep,name=allow_methods,json=allowMethods,proto3" json:"allow_methods,omitempty"`
+	AllowHeaders     []string `protobuf:"bytes,3,rep,name=allow_headers,json=allowHeaders,proto3" json:"allow_headers,omitempty"`
+	ExposeHeaders    []string `protobuf:"bytes,4,rep,name=expose_headers,json=exposeHeaders,proto3" json:"expose_headers,omitempty"`
+	MaxAgeSeconds    uint32   `protobuf:"varint,5,opt,name=max_age_seconds,json=maxAgeSeconds,proto3" json:"max_age_seconds,omitempty"`
+	AllowCredentials bool     `protobuf:"varint,6,opt,name=allow_credentials,json=allowCredentials,proto3" json:"allow_credentials,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *CORS) Reset() {
+	*x = CORS{}
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CORS) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CORS) ProtoMessage() {}
+
+func (x *CORS) ProtoReflect() protoreflect.Message {
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CORS.ProtoReflect.Descriptor instead.
+func (*CORS) Descriptor() ([]byte, []int) {
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CORS) GetAllowOrigins() []string {
+	if x != nil {
+		return x.AllowOrigins
+	}
+	return nil
+}
+
+func (x *CORS) GetAllowMethods() []string {
+	if x != nil {
+		return x.AllowMethods
+	}
+	return nil
+}
+
+func (x *CORS) GetAllowHeaders() []string {
+	if x != nil {
+		return x.AllowHeaders
+	}
+	return nil
+}
+
+func (x *CORS) GetExposeHeaders() []string {
+	if x != nil {
+		return x.ExposeHeaders
+	}
+	return nil
+}
+
+func (x *CORS) GetMaxAgeSeconds() uint32 {
+	if x != nil {
+		return x.MaxAgeSeconds
+	}
+	return 0
+}
+
+func (x *CORS) GetAllowCredentials() bool {
+	if x != nil {
+		return x.AllowCredentials
+	}
+	return false
+}
+
+type Timeouts struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Request        *durationpb.Duration   `protobuf:"bytes,1,opt,name=request,proto3" json:"request,omitempty"`
+	BackendRequest *durationpb.Duration   `protobuf:"bytes,2,opt,name=backend_request,json=backendRequest,proto3" json:"backend_request,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Timeouts) Reset() {
+	*x = Timeouts{}
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Timeouts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Timeouts) ProtoMessage() {}
+
+func (x *Timeouts) ProtoReflect() protoreflect.Message {
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Timeouts.ProtoReflect.Descriptor instead.
+func (*Timeouts) Descriptor() ([]byte, []int) {
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *Timeouts) GetRequest() *durationpb.Duration {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *Timeouts) GetBackendRequest() *durationpb.Duration {
+	if x != nil {
+		return x.BackendRequest
+	}
+	return nil
+}
+
+type Retry struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Attempts      uint32                 `protobuf:"varint,1,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	Codes         []uint32               `protobuf:"varint,2,rep,packed,name=codes,proto3" json:"codes,omitempty"`
+	Backoff       *durationpb.Duration   `protobuf:"bytes,3,opt,name=backoff,proto3" json:"backoff,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Retry) Reset() {
+	*x = Retry{}
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Retry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Retry) ProtoMessage() {}
+
+func (x *Retry) ProtoReflect() protoreflect.Message {
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Retry.ProtoReflect.Descriptor instead.
+func (*Retry) Descriptor() ([]byte, []int) {
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *Retry) GetAttempts() uint32 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *Retry) GetCodes() []uint32 {
+	if x != nil {
+		return x.Codes
+	}
+	return nil
+}
+
+func (x *Retry) GetBackoff() *durationpb.Duration {
+	if x != nil {
+		return x.Backoff
+	}
+	return nil
+}
+
 // RouteSource names the Gateway API object a route comes from.
 type RouteSource struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -462,7 +1214,7 @@ type RouteSource struct {
 
 func (x *RouteSource) Reset() {
 	*x = RouteSource{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[4]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -474,7 +1226,7 @@ func (x *RouteSource) String() string {
 func (*RouteSource) ProtoMessage() {}
 
 func (x *RouteSource) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[4]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -487,7 +1239,7 @@ func (x *RouteSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteSource.ProtoReflect.Descriptor instead.
 func (*RouteSource) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{4}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *RouteSource) GetKind() string {
@@ -539,7 +1291,7 @@ type RouteMatch struct {
 
 func (x *RouteMatch) Reset() {
 	*x = RouteMatch{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[5]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -551,7 +1303,7 @@ func (x *RouteMatch) String() string {
 func (*RouteMatch) ProtoMessage() {}
 
 func (x *RouteMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[5]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -564,7 +1316,7 @@ func (x *RouteMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteMatch.ProtoReflect.Descriptor instead.
 func (*RouteMatch) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{5}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RouteMatch) GetPath() *PathMatch {
@@ -605,7 +1357,7 @@ type PathMatch struct {
 
 func (x *PathMatch) Reset() {
 	*x = PathMatch{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[6]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -617,7 +1369,7 @@ func (x *PathMatch) String() string {
 func (*PathMatch) ProtoMessage() {}
 
 func (x *PathMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[6]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -630,7 +1382,7 @@ func (x *PathMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PathMatch.ProtoReflect.Descriptor instead.
 func (*PathMatch) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{6}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *PathMatch) GetType() PathMatch_Type {
@@ -658,7 +1410,7 @@ type HeaderMatch struct {
 
 func (x *HeaderMatch) Reset() {
 	*x = HeaderMatch{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[7]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -670,7 +1422,7 @@ func (x *HeaderMatch) String() string {
 func (*HeaderMatch) ProtoMessage() {}
 
 func (x *HeaderMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[7]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -683,7 +1435,7 @@ func (x *HeaderMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeaderMatch.ProtoReflect.Descriptor instead.
 func (*HeaderMatch) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{7}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *HeaderMatch) GetName() string {
@@ -718,7 +1470,7 @@ type QueryMatch struct {
 
 func (x *QueryMatch) Reset() {
 	*x = QueryMatch{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[8]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -730,7 +1482,7 @@ func (x *QueryMatch) String() string {
 func (*QueryMatch) ProtoMessage() {}
 
 func (x *QueryMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[8]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -743,7 +1495,7 @@ func (x *QueryMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryMatch.ProtoReflect.Descriptor instead.
 func (*QueryMatch) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{8}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *QueryMatch) GetName() string {
@@ -779,7 +1531,7 @@ type HeaderModifier struct {
 
 func (x *HeaderModifier) Reset() {
 	*x = HeaderModifier{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[9]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -791,7 +1543,7 @@ func (x *HeaderModifier) String() string {
 func (*HeaderModifier) ProtoMessage() {}
 
 func (x *HeaderModifier) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[9]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -804,7 +1556,7 @@ func (x *HeaderModifier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeaderModifier.ProtoReflect.Descriptor instead.
 func (*HeaderModifier) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{9}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *HeaderModifier) GetAdd() []*Header {
@@ -838,7 +1590,7 @@ type Header struct {
 
 func (x *Header) Reset() {
 	*x = Header{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[10]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -850,7 +1602,7 @@ func (x *Header) String() string {
 func (*Header) ProtoMessage() {}
 
 func (x *Header) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[10]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -863,7 +1615,7 @@ func (x *Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Header.ProtoReflect.Descriptor instead.
 func (*Header) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{10}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Header) GetName() string {
@@ -883,15 +1635,18 @@ func (x *Header) GetValue() string {
 type WeightedBackend struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// backend is the name of a Backend of the gateway.
-	Backend       string `protobuf:"bytes,1,opt,name=backend,proto3" json:"backend,omitempty"`
-	Weight        uint32 `protobuf:"varint,2,opt,name=weight,proto3" json:"weight,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Backend string `protobuf:"bytes,1,opt,name=backend,proto3" json:"backend,omitempty"`
+	Weight  uint32 `protobuf:"varint,2,opt,name=weight,proto3" json:"weight,omitempty"`
+	// per-backend filters.
+	RequestHeaders  *HeaderModifier `protobuf:"bytes,3,opt,name=request_headers,json=requestHeaders,proto3" json:"request_headers,omitempty"`
+	ResponseHeaders *HeaderModifier `protobuf:"bytes,4,opt,name=response_headers,json=responseHeaders,proto3" json:"response_headers,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *WeightedBackend) Reset() {
 	*x = WeightedBackend{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[11]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -903,7 +1658,7 @@ func (x *WeightedBackend) String() string {
 func (*WeightedBackend) ProtoMessage() {}
 
 func (x *WeightedBackend) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[11]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -916,7 +1671,7 @@ func (x *WeightedBackend) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WeightedBackend.ProtoReflect.Descriptor instead.
 func (*WeightedBackend) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{11}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *WeightedBackend) GetBackend() string {
@@ -933,6 +1688,20 @@ func (x *WeightedBackend) GetWeight() uint32 {
 	return 0
 }
 
+func (x *WeightedBackend) GetRequestHeaders() *HeaderModifier {
+	if x != nil {
+		return x.RequestHeaders
+	}
+	return nil
+}
+
+func (x *WeightedBackend) GetResponseHeaders() *HeaderModifier {
+	if x != nil {
+		return x.ResponseHeaders
+	}
+	return nil
+}
+
 type DirectResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Status        uint32                 `protobuf:"varint,1,opt,name=status,proto3" json:"status,omitempty"`
@@ -943,7 +1712,7 @@ type DirectResponse struct {
 
 func (x *DirectResponse) Reset() {
 	*x = DirectResponse{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[12]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -955,7 +1724,7 @@ func (x *DirectResponse) String() string {
 func (*DirectResponse) ProtoMessage() {}
 
 func (x *DirectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[12]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -968,7 +1737,7 @@ func (x *DirectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DirectResponse.ProtoReflect.Descriptor instead.
 func (*DirectResponse) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{12}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DirectResponse) GetStatus() uint32 {
@@ -994,14 +1763,18 @@ type Backend struct {
 	Service   string `protobuf:"bytes,3,opt,name=service,proto3" json:"service,omitempty"`
 	Port      uint32 `protobuf:"varint,4,opt,name=port,proto3" json:"port,omitempty"`
 	// endpoints are sorted by address then port.
-	Endpoints     []*Endpoint `protobuf:"bytes,5,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	Endpoints []*Endpoint `protobuf:"bytes,5,rep,name=endpoints,proto3" json:"endpoints,omitempty"`
+	// protocol is how to talk to the backend.
+	Protocol BackendProtocol `protobuf:"varint,6,opt,name=protocol,proto3,enum=gatewire.ir.v1.BackendProtocol" json:"protocol,omitempty"`
+	// tls is set when the backend is reached over TLS (BackendTLSPolicy).
+	Tls           *BackendTLS `protobuf:"bytes,7,opt,name=tls,proto3" json:"tls,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Backend) Reset() {
 	*x = Backend{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[13]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1013,7 +1786,7 @@ func (x *Backend) String() string {
 func (*Backend) ProtoMessage() {}
 
 func (x *Backend) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[13]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1026,7 +1799,7 @@ func (x *Backend) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Backend.ProtoReflect.Descriptor instead.
 func (*Backend) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{13}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Backend) GetName() string {
@@ -1064,6 +1837,91 @@ func (x *Backend) GetEndpoints() []*Endpoint {
 	return nil
 }
 
+func (x *Backend) GetProtocol() BackendProtocol {
+	if x != nil {
+		return x.Protocol
+	}
+	return BackendProtocol_BACKEND_PROTOCOL_UNSPECIFIED
+}
+
+func (x *Backend) GetTls() *BackendTLS {
+	if x != nil {
+		return x.Tls
+	}
+	return nil
+}
+
+// BackendTLS is how to reach a backend over TLS.
+type BackendTLS struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// sni is the server name to send and verify.
+	Sni string `protobuf:"bytes,1,opt,name=sni,proto3" json:"sni,omitempty"`
+	// ca_certificates is PEM; empty with well_known_cas uses the system roots.
+	CaCertificates  []byte   `protobuf:"bytes,2,opt,name=ca_certificates,json=caCertificates,proto3" json:"ca_certificates,omitempty"`
+	WellKnownCas    bool     `protobuf:"varint,3,opt,name=well_known_cas,json=wellKnownCas,proto3" json:"well_known_cas,omitempty"`
+	SubjectAltNames []string `protobuf:"bytes,4,rep,name=subject_alt_names,json=subjectAltNames,proto3" json:"subject_alt_names,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *BackendTLS) Reset() {
+	*x = BackendTLS{}
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BackendTLS) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BackendTLS) ProtoMessage() {}
+
+func (x *BackendTLS) ProtoReflect() protoreflect.Message {
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BackendTLS.ProtoReflect.Descriptor instead.
+func (*BackendTLS) Descriptor() ([]byte, []int) {
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *BackendTLS) GetSni() string {
+	if x != nil {
+		return x.Sni
+	}
+	return ""
+}
+
+func (x *BackendTLS) GetCaCertificates() []byte {
+	if x != nil {
+		return x.CaCertificates
+	}
+	return nil
+}
+
+func (x *BackendTLS) GetWellKnownCas() bool {
+	if x != nil {
+		return x.WellKnownCas
+	}
+	return false
+}
+
+func (x *BackendTLS) GetSubjectAltNames() []string {
+	if x != nil {
+		return x.SubjectAltNames
+	}
+	return nil
+}
+
 type Endpoint struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Address string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
@@ -1077,7 +1935,7 @@ type Endpoint struct {
 
 func (x *Endpoint) Reset() {
 	*x = Endpoint{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[14]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1089,7 +1947,7 @@ func (x *Endpoint) String() string {
 func (*Endpoint) ProtoMessage() {}
 
 func (x *Endpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[14]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1102,7 +1960,7 @@ func (x *Endpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Endpoint.ProtoReflect.Descriptor instead.
 func (*Endpoint) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{14}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Endpoint) GetAddress() string {
@@ -1130,22 +1988,40 @@ var File_gatewire_ir_v1_ir_proto protoreflect.FileDescriptor
 
 const file_gatewire_ir_v1_ir_proto_rawDesc = "" +
 	"\n" +
-	"\x17gatewire/ir/v1/ir.proto\x12\x0egatewire.ir.v1\"\xa8\x01\n" +
+	"\x17gatewire/ir/v1/ir.proto\x12\x0egatewire.ir.v1\x1a\x1egoogle/protobuf/duration.proto\"\xda\x01\n" +
 	"\aGateway\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x126\n" +
 	"\tlisteners\x18\x03 \x03(\v2\x18.gatewire.ir.v1.ListenerR\tlisteners\x123\n" +
-	"\bbackends\x18\x04 \x03(\v2\x17.gatewire.ir.v1.BackendR\bbackends\"\xd7\x01\n" +
+	"\bbackends\x18\x04 \x03(\v2\x17.gatewire.ir.v1.BackendR\bbackends\x120\n" +
+	"\asecrets\x18\x05 \x03(\v2\x16.gatewire.ir.v1.SecretR\asecrets\"j\n" +
+	"\x06Secret\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
+	"\x11certificate_chain\x18\x02 \x01(\fR\x10certificateChain\x12\x1f\n" +
+	"\vprivate_key\x18\x03 \x01(\fR\n" +
+	"privateKey\"\xf7\x02\n" +
 	"\bListener\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\rR\x04port\x124\n" +
 	"\bprotocol\x18\x03 \x01(\x0e2\x18.gatewire.ir.v1.ProtocolR\bprotocol\x12+\n" +
 	"\x11gateway_listeners\x18\x04 \x03(\tR\x10gatewayListeners\x12@\n" +
-	"\rvirtual_hosts\x18\x05 \x03(\v2\x1b.gatewire.ir.v1.VirtualHostR\fvirtualHosts\"l\n" +
+	"\rvirtual_hosts\x18\x05 \x03(\v2\x1b.gatewire.ir.v1.VirtualHostR\fvirtualHosts\x120\n" +
+	"\x03tls\x18\x06 \x03(\v2\x1e.gatewire.ir.v1.TLSTerminationR\x03tls\x126\n" +
+	"\n" +
+	"tls_routes\x18\a \x03(\v2\x17.gatewire.ir.v1.L4RouteR\ttlsRoutes\x124\n" +
+	"\tl4_routes\x18\b \x03(\v2\x17.gatewire.ir.v1.L4RouteR\bl4Routes\"F\n" +
+	"\x0eTLSTermination\x12\x1a\n" +
+	"\bhostname\x18\x01 \x01(\tR\bhostname\x12\x18\n" +
+	"\asecrets\x18\x02 \x03(\tR\asecrets\"\xad\x01\n" +
+	"\aL4Route\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
+	"\x06source\x18\x02 \x01(\v2\x1b.gatewire.ir.v1.RouteSourceR\x06source\x12\x1c\n" +
+	"\thostnames\x18\x03 \x03(\tR\thostnames\x12;\n" +
+	"\bbackends\x18\x04 \x03(\v2\x1f.gatewire.ir.v1.WeightedBackendR\bbackends\"l\n" +
 	"\vVirtualHost\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bhostname\x18\x02 \x01(\tR\bhostname\x12-\n" +
-	"\x06routes\x18\x03 \x03(\v2\x15.gatewire.ir.v1.RouteR\x06routes\"\x9c\x03\n" +
+	"\x06routes\x18\x03 \x03(\v2\x15.gatewire.ir.v1.RouteR\x06routes\"\xe2\x05\n" +
 	"\x05Route\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
 	"\x06source\x18\x02 \x01(\v2\x1b.gatewire.ir.v1.RouteSourceR\x06source\x120\n" +
@@ -1153,7 +2029,48 @@ const file_gatewire_ir_v1_ir_proto_rawDesc = "" +
 	"\x0frequest_headers\x18\x04 \x01(\v2\x1e.gatewire.ir.v1.HeaderModifierR\x0erequestHeaders\x12I\n" +
 	"\x10response_headers\x18\x05 \x01(\v2\x1e.gatewire.ir.v1.HeaderModifierR\x0fresponseHeaders\x12;\n" +
 	"\bbackends\x18\x06 \x03(\v2\x1f.gatewire.ir.v1.WeightedBackendR\bbackends\x12G\n" +
-	"\x0fdirect_response\x18\a \x01(\v2\x1e.gatewire.ir.v1.DirectResponseR\x0edirectResponse\"}\n" +
+	"\x0fdirect_response\x18\a \x01(\v2\x1e.gatewire.ir.v1.DirectResponseR\x0edirectResponse\x124\n" +
+	"\bredirect\x18\b \x01(\v2\x18.gatewire.ir.v1.RedirectR\bredirect\x12;\n" +
+	"\vurl_rewrite\x18\t \x01(\v2\x1a.gatewire.ir.v1.URLRewriteR\n" +
+	"urlRewrite\x120\n" +
+	"\amirrors\x18\n" +
+	" \x03(\v2\x16.gatewire.ir.v1.MirrorR\amirrors\x12(\n" +
+	"\x04cors\x18\v \x01(\v2\x14.gatewire.ir.v1.CORSR\x04cors\x124\n" +
+	"\btimeouts\x18\f \x01(\v2\x18.gatewire.ir.v1.TimeoutsR\btimeouts\x12+\n" +
+	"\x05retry\x18\r \x01(\v2\x15.gatewire.ir.v1.RetryR\x05retry\x12\x12\n" +
+	"\x04grpc\x18\x0e \x01(\bR\x04grpc\"\xc3\x01\n" +
+	"\bRedirect\x12\x16\n" +
+	"\x06scheme\x18\x01 \x01(\tR\x06scheme\x12\x1a\n" +
+	"\bhostname\x18\x02 \x01(\tR\bhostname\x12\x12\n" +
+	"\x04port\x18\x03 \x01(\rR\x04port\x12\x1b\n" +
+	"\tfull_path\x18\x04 \x01(\tR\bfullPath\x12\x16\n" +
+	"\x06prefix\x18\x05 \x01(\tR\x06prefix\x12\x19\n" +
+	"\bhas_path\x18\x06 \x01(\bR\ahasPath\x12\x1f\n" +
+	"\vstatus_code\x18\a \x01(\rR\n" +
+	"statusCode\"x\n" +
+	"\n" +
+	"URLRewrite\x12\x1a\n" +
+	"\bhostname\x18\x01 \x01(\tR\bhostname\x12\x1b\n" +
+	"\tfull_path\x18\x02 \x01(\tR\bfullPath\x12\x16\n" +
+	"\x06prefix\x18\x03 \x01(\tR\x06prefix\x12\x19\n" +
+	"\bhas_path\x18\x04 \x01(\bR\ahasPath\"<\n" +
+	"\x06Mirror\x12\x18\n" +
+	"\abackend\x18\x01 \x01(\tR\abackend\x12\x18\n" +
+	"\apercent\x18\x02 \x01(\x01R\apercent\"\xf1\x01\n" +
+	"\x04CORS\x12#\n" +
+	"\rallow_origins\x18\x01 \x03(\tR\fallowOrigins\x12#\n" +
+	"\rallow_methods\x18\x02 \x03(\tR\fallowMethods\x12#\n" +
+	"\rallow_headers\x18\x03 \x03(\tR\fallowHeaders\x12%\n" +
+	"\x0eexpose_headers\x18\x04 \x03(\tR\rexposeHeaders\x12&\n" +
+	"\x0fmax_age_seconds\x18\x05 \x01(\rR\rmaxAgeSeconds\x12+\n" +
+	"\x11allow_credentials\x18\x06 \x01(\bR\x10allowCredentials\"\x83\x01\n" +
+	"\bTimeouts\x123\n" +
+	"\arequest\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\arequest\x12B\n" +
+	"\x0fbackend_request\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x0ebackendRequest\"n\n" +
+	"\x05Retry\x12\x1a\n" +
+	"\battempts\x18\x01 \x01(\rR\battempts\x12\x14\n" +
+	"\x05codes\x18\x02 \x03(\rR\x05codes\x123\n" +
+	"\abackoff\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\abackoff\"}\n" +
 	"\vRouteSource\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12\x12\n" +
@@ -1191,19 +2108,29 @@ const file_gatewire_ir_v1_ir_proto_rawDesc = "" +
 	"\x06remove\x18\x03 \x03(\tR\x06remove\"2\n" +
 	"\x06Header\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value\"C\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"\xd7\x01\n" +
 	"\x0fWeightedBackend\x12\x18\n" +
 	"\abackend\x18\x01 \x01(\tR\abackend\x12\x16\n" +
-	"\x06weight\x18\x02 \x01(\rR\x06weight\"<\n" +
+	"\x06weight\x18\x02 \x01(\rR\x06weight\x12G\n" +
+	"\x0frequest_headers\x18\x03 \x01(\v2\x1e.gatewire.ir.v1.HeaderModifierR\x0erequestHeaders\x12I\n" +
+	"\x10response_headers\x18\x04 \x01(\v2\x1e.gatewire.ir.v1.HeaderModifierR\x0fresponseHeaders\"<\n" +
 	"\x0eDirectResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\rR\x06status\x12\x12\n" +
-	"\x04body\x18\x02 \x01(\tR\x04body\"\xa1\x01\n" +
+	"\x04body\x18\x02 \x01(\tR\x04body\"\x8c\x02\n" +
 	"\aBackend\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12\x18\n" +
 	"\aservice\x18\x03 \x01(\tR\aservice\x12\x12\n" +
 	"\x04port\x18\x04 \x01(\rR\x04port\x126\n" +
-	"\tendpoints\x18\x05 \x03(\v2\x18.gatewire.ir.v1.EndpointR\tendpoints\"N\n" +
+	"\tendpoints\x18\x05 \x03(\v2\x18.gatewire.ir.v1.EndpointR\tendpoints\x12;\n" +
+	"\bprotocol\x18\x06 \x01(\x0e2\x1f.gatewire.ir.v1.BackendProtocolR\bprotocol\x12,\n" +
+	"\x03tls\x18\a \x01(\v2\x1a.gatewire.ir.v1.BackendTLSR\x03tls\"\x99\x01\n" +
+	"\n" +
+	"BackendTLS\x12\x10\n" +
+	"\x03sni\x18\x01 \x01(\tR\x03sni\x12'\n" +
+	"\x0fca_certificates\x18\x02 \x01(\fR\x0ecaCertificates\x12$\n" +
+	"\x0ewell_known_cas\x18\x03 \x01(\bR\fwellKnownCas\x12*\n" +
+	"\x11subject_alt_names\x18\x04 \x03(\tR\x0fsubjectAltNames\"N\n" +
 	"\bEndpoint\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\rR\x04port\x12\x14\n" +
@@ -1214,7 +2141,13 @@ const file_gatewire_ir_v1_ir_proto_rawDesc = "" +
 	"\x0ePROTOCOL_HTTPS\x10\x02\x12\x10\n" +
 	"\fPROTOCOL_TLS\x10\x03\x12\x10\n" +
 	"\fPROTOCOL_TCP\x10\x04\x12\x10\n" +
-	"\fPROTOCOL_UDP\x10\x05B8Z6github.com/gatewire/gatewire/proto/gatewire/ir/v1;irv1b\x06proto3"
+	"\fPROTOCOL_UDP\x10\x05*\x9f\x01\n" +
+	"\x0fBackendProtocol\x12 \n" +
+	"\x1cBACKEND_PROTOCOL_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16BACKEND_PROTOCOL_HTTP1\x10\x01\x12\x1a\n" +
+	"\x16BACKEND_PROTOCOL_HTTP2\x10\x02\x12\x18\n" +
+	"\x14BACKEND_PROTOCOL_TCP\x10\x03\x12\x18\n" +
+	"\x14BACKEND_PROTOCOL_UDP\x10\x04B8Z6github.com/gatewire/gatewire/proto/gatewire/ir/v1;irv1b\x06proto3"
 
 var (
 	file_gatewire_ir_v1_ir_proto_rawDescOnce sync.Once
@@ -1228,51 +2161,82 @@ func file_gatewire_ir_v1_ir_proto_rawDescGZIP() []byte {
 	return file_gatewire_ir_v1_ir_proto_rawDescData
 }
 
-var file_gatewire_ir_v1_ir_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_gatewire_ir_v1_ir_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_gatewire_ir_v1_ir_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_gatewire_ir_v1_ir_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_gatewire_ir_v1_ir_proto_goTypes = []any{
-	(Protocol)(0),           // 0: gatewire.ir.v1.Protocol
-	(PathMatch_Type)(0),     // 1: gatewire.ir.v1.PathMatch.Type
-	(*Gateway)(nil),         // 2: gatewire.ir.v1.Gateway
-	(*Listener)(nil),        // 3: gatewire.ir.v1.Listener
-	(*VirtualHost)(nil),     // 4: gatewire.ir.v1.VirtualHost
-	(*Route)(nil),           // 5: gatewire.ir.v1.Route
-	(*RouteSource)(nil),     // 6: gatewire.ir.v1.RouteSource
-	(*RouteMatch)(nil),      // 7: gatewire.ir.v1.RouteMatch
-	(*PathMatch)(nil),       // 8: gatewire.ir.v1.PathMatch
-	(*HeaderMatch)(nil),     // 9: gatewire.ir.v1.HeaderMatch
-	(*QueryMatch)(nil),      // 10: gatewire.ir.v1.QueryMatch
-	(*HeaderModifier)(nil),  // 11: gatewire.ir.v1.HeaderModifier
-	(*Header)(nil),          // 12: gatewire.ir.v1.Header
-	(*WeightedBackend)(nil), // 13: gatewire.ir.v1.WeightedBackend
-	(*DirectResponse)(nil),  // 14: gatewire.ir.v1.DirectResponse
-	(*Backend)(nil),         // 15: gatewire.ir.v1.Backend
-	(*Endpoint)(nil),        // 16: gatewire.ir.v1.Endpoint
+	(Protocol)(0),               // 0: gatewire.ir.v1.Protocol
+	(BackendProtocol)(0),        // 1: gatewire.ir.v1.BackendProtocol
+	(PathMatch_Type)(0),         // 2: gatewire.ir.v1.PathMatch.Type
+	(*Gateway)(nil),             // 3: gatewire.ir.v1.Gateway
+	(*Secret)(nil),              // 4: gatewire.ir.v1.Secret
+	(*Listener)(nil),            // 5: gatewire.ir.v1.Listener
+	(*TLSTermination)(nil),      // 6: gatewire.ir.v1.TLSTermination
+	(*L4Route)(nil),             // 7: gatewire.ir.v1.L4Route
+	(*VirtualHost)(nil),         // 8: gatewire.ir.v1.VirtualHost
+	(*Route)(nil),               // 9: gatewire.ir.v1.Route
+	(*Redirect)(nil),            // 10: gatewire.ir.v1.Redirect
+	(*URLRewrite)(nil),          // 11: gatewire.ir.v1.URLRewrite
+	(*Mirror)(nil),              // 12: gatewire.ir.v1.Mirror
+	(*CORS)(nil),                // 13: gatewire.ir.v1.CORS
+	(*Timeouts)(nil),            // 14: gatewire.ir.v1.Timeouts
+	(*Retry)(nil),               // 15: gatewire.ir.v1.Retry
+	(*RouteSource)(nil),         // 16: gatewire.ir.v1.RouteSource
+	(*RouteMatch)(nil),          // 17: gatewire.ir.v1.RouteMatch
+	(*PathMatch)(nil),           // 18: gatewire.ir.v1.PathMatch
+	(*HeaderMatch)(nil),         // 19: gatewire.ir.v1.HeaderMatch
+	(*QueryMatch)(nil),          // 20: gatewire.ir.v1.QueryMatch
+	(*HeaderModifier)(nil),      // 21: gatewire.ir.v1.HeaderModifier
+	(*Header)(nil),              // 22: gatewire.ir.v1.Header
+	(*WeightedBackend)(nil),     // 23: gatewire.ir.v1.WeightedBackend
+	(*DirectResponse)(nil),      // 24: gatewire.ir.v1.DirectResponse
+	(*Backend)(nil),             // 25: gatewire.ir.v1.Backend
+	(*BackendTLS)(nil),          // 26: gatewire.ir.v1.BackendTLS
+	(*Endpoint)(nil),            // 27: gatewire.ir.v1.Endpoint
+	(*durationpb.Duration)(nil), // 28: google.protobuf.Duration
 }
 var file_gatewire_ir_v1_ir_proto_depIdxs = []int32{
-	3,  // 0: gatewire.ir.v1.Gateway.listeners:type_name -> gatewire.ir.v1.Listener
-	15, // 1: gatewire.ir.v1.Gateway.backends:type_name -> gatewire.ir.v1.Backend
-	0,  // 2: gatewire.ir.v1.Listener.protocol:type_name -> gatewire.ir.v1.Protocol
-	4,  // 3: gatewire.ir.v1.Listener.virtual_hosts:type_name -> gatewire.ir.v1.VirtualHost
-	5,  // 4: gatewire.ir.v1.VirtualHost.routes:type_name -> gatewire.ir.v1.Route
-	6,  // 5: gatewire.ir.v1.Route.source:type_name -> gatewire.ir.v1.RouteSource
-	7,  // 6: gatewire.ir.v1.Route.match:type_name -> gatewire.ir.v1.RouteMatch
-	11, // 7: gatewire.ir.v1.Route.request_headers:type_name -> gatewire.ir.v1.HeaderModifier
-	11, // 8: gatewire.ir.v1.Route.response_headers:type_name -> gatewire.ir.v1.HeaderModifier
-	13, // 9: gatewire.ir.v1.Route.backends:type_name -> gatewire.ir.v1.WeightedBackend
-	14, // 10: gatewire.ir.v1.Route.direct_response:type_name -> gatewire.ir.v1.DirectResponse
-	8,  // 11: gatewire.ir.v1.RouteMatch.path:type_name -> gatewire.ir.v1.PathMatch
-	9,  // 12: gatewire.ir.v1.RouteMatch.headers:type_name -> gatewire.ir.v1.HeaderMatch
-	10, // 13: gatewire.ir.v1.RouteMatch.query_params:type_name -> gatewire.ir.v1.QueryMatch
-	1,  // 14: gatewire.ir.v1.PathMatch.type:type_name -> gatewire.ir.v1.PathMatch.Type
-	12, // 15: gatewire.ir.v1.HeaderModifier.add:type_name -> gatewire.ir.v1.Header
-	12, // 16: gatewire.ir.v1.HeaderModifier.set:type_name -> gatewire.ir.v1.Header
-	16, // 17: gatewire.ir.v1.Backend.endpoints:type_name -> gatewire.ir.v1.Endpoint
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	5,  // 0: gatewire.ir.v1.Gateway.listeners:type_name -> gatewire.ir.v1.Listener
+	25, // 1: gatewire.ir.v1.Gateway.backends:type_name -> gatewire.ir.v1.Backend
+	4,  // 2: gatewire.ir.v1.Gateway.secrets:type_name -> gatewire.ir.v1.Secret
+	0,  // 3: gatewire.ir.v1.Listener.protocol:type_name -> gatewire.ir.v1.Protocol
+	8,  // 4: gatewire.ir.v1.Listener.virtual_hosts:type_name -> gatewire.ir.v1.VirtualHost
+	6,  // 5: gatewire.ir.v1.Listener.tls:type_name -> gatewire.ir.v1.TLSTermination
+	7,  // 6: gatewire.ir.v1.Listener.tls_routes:type_name -> gatewire.ir.v1.L4Route
+	7,  // 7: gatewire.ir.v1.Listener.l4_routes:type_name -> gatewire.ir.v1.L4Route
+	16, // 8: gatewire.ir.v1.L4Route.source:type_name -> gatewire.ir.v1.RouteSource
+	23, // 9: gatewire.ir.v1.L4Route.backends:type_name -> gatewire.ir.v1.WeightedBackend
+	9,  // 10: gatewire.ir.v1.VirtualHost.routes:type_name -> gatewire.ir.v1.Route
+	16, // 11: gatewire.ir.v1.Route.source:type_name -> gatewire.ir.v1.RouteSource
+	17, // 12: gatewire.ir.v1.Route.match:type_name -> gatewire.ir.v1.RouteMatch
+	21, // 13: gatewire.ir.v1.Route.request_headers:type_name -> gatewire.ir.v1.HeaderModifier
+	21, // 14: gatewire.ir.v1.Route.response_headers:type_name -> gatewire.ir.v1.HeaderModifier
+	23, // 15: gatewire.ir.v1.Route.backends:type_name -> gatewire.ir.v1.WeightedBackend
+	24, // 16: gatewire.ir.v1.Route.direct_response:type_name -> gatewire.ir.v1.DirectResponse
+	10, // 17: gatewire.ir.v1.Route.redirect:type_name -> gatewire.ir.v1.Redirect
+	11, // 18: gatewire.ir.v1.Route.url_rewrite:type_name -> gatewire.ir.v1.URLRewrite
+	12, // 19: gatewire.ir.v1.Route.mirrors:type_name -> gatewire.ir.v1.Mirror
+	13, // 20: gatewire.ir.v1.Route.cors:type_name -> gatewire.ir.v1.CORS
+	14, // 21: gatewire.ir.v1.Route.timeouts:type_name -> gatewire.ir.v1.Timeouts
+	15, // 22: gatewire.ir.v1.Route.retry:type_name -> gatewire.ir.v1.Retry
+	28, // 23: gatewire.ir.v1.Timeouts.request:type_name -> google.protobuf.Duration
+	28, // 24: gatewire.ir.v1.Timeouts.backend_request:type_name -> google.protobuf.Duration
+	28, // 25: gatewire.ir.v1.Retry.backoff:type_name -> google.protobuf.Duration
+	18, // 26: gatewire.ir.v1.RouteMatch.path:type_name -> gatewire.ir.v1.PathMatch
+	19, // 27: gatewire.ir.v1.RouteMatch.headers:type_name -> gatewire.ir.v1.HeaderMatch
+	20, // 28: gatewire.ir.v1.RouteMatch.query_params:type_name -> gatewire.ir.v1.QueryMatch
+	2,  // 29: gatewire.ir.v1.PathMatch.type:type_name -> gatewire.ir.v1.PathMatch.Type
+	22, // 30: gatewire.ir.v1.HeaderModifier.add:type_name -> gatewire.ir.v1.Header
+	22, // 31: gatewire.ir.v1.HeaderModifier.set:type_name -> gatewire.ir.v1.Header
+	21, // 32: gatewire.ir.v1.WeightedBackend.request_headers:type_name -> gatewire.ir.v1.HeaderModifier
+	21, // 33: gatewire.ir.v1.WeightedBackend.response_headers:type_name -> gatewire.ir.v1.HeaderModifier
+	27, // 34: gatewire.ir.v1.Backend.endpoints:type_name -> gatewire.ir.v1.Endpoint
+	1,  // 35: gatewire.ir.v1.Backend.protocol:type_name -> gatewire.ir.v1.BackendProtocol
+	26, // 36: gatewire.ir.v1.Backend.tls:type_name -> gatewire.ir.v1.BackendTLS
+	37, // [37:37] is the sub-list for method output_type
+	37, // [37:37] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_gatewire_ir_v1_ir_proto_init() }
@@ -1285,8 +2249,8 @@ func file_gatewire_ir_v1_ir_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_gatewire_ir_v1_ir_proto_rawDesc), len(file_gatewire_ir_v1_ir_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   15,
+			NumEnums:      3,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
