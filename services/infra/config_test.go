@@ -1,12 +1,12 @@
 package infra_test
 
 import (
-	"errors"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/kelseyhightower/envconfig"
+	"k8s.io/client-go/rest"
 
 	"github.com/gatewire/gatewire/services/infra"
 )
@@ -14,6 +14,16 @@ import (
 var configVars = []string{
 	"GATEWIRE_INFRA_MODE", "GATEWIRE_INFRA_XDS_ADDRESS", "GATEWIRE_INFRA_ADMIN_PORT",
 	"GATEWIRE_INFRA_BOOTSTRAP_DIR", "GATEWIRE_INFRA_ENVOY_PATH",
+	"GATEWIRE_INFRA_NAMESPACE", "GATEWIRE_INFRA_ENVOY_IMAGE", "GATEWIRE_INFRA_REPLICAS",
+	"GATEWIRE_INFRA_SERVICE_TYPE", "GATEWIRE_INFRA_READINESS_PORT", "GATEWIRE_INFRA_ENVOY_CPU_REQUEST",
+	"GATEWIRE_INFRA_ENVOY_MEMORY_REQUEST", "GATEWIRE_INFRA_LEADER_ELECTION",
+	"GATEWIRE_INFRA_LEADER_ELECTION_NAMESPACE", "GATEWIRE_INFRA_LEADER_ELECTION_ID",
+}
+
+// defaultKubernetes is the kubernetes part of the default config.
+var defaultKubernetes = infra.Kubernetes{
+	EnvoyImage: "envoyproxy/envoy:distroless-v1.36.2", Replicas: 1, ServiceType: "LoadBalancer",
+	ReadinessPort: 19001, CPURequest: "100m", MemoryRequest: "128Mi", LeaderElection: true,
 }
 
 // unsetConfig clears the variables of the test's environment for its duration.
@@ -33,13 +43,17 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := infra.Config{
-		Mode: "host", XDSAddress: "127.0.0.1:18000", AdminPort: 19000, BootstrapDir: ".gatewire/bootstrap",
+		Mode: "host", AdminPort: 19000, BootstrapDir: ".gatewire/bootstrap", Kubernetes: defaultKubernetes,
 	}
 	if cfg != want {
 		t.Errorf("defaults = %+v, want %+v", cfg, want)
 	}
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("defaults do not validate: %v", err)
+	}
+	cfg.Mode = "kubernetes"
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("defaults in kubernetes mode do not validate: %v", err)
 	}
 }
 
@@ -75,10 +89,36 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
-func TestNewKubernetesNotImplemented(t *testing.T) {
-	cfg := infra.Config{Mode: "kubernetes", XDSAddress: "127.0.0.1:18000", AdminPort: 19000}
-	_, err := infra.New(cfg, newBus(t), nil)
-	if !errors.Is(err, infra.ErrNotImplemented) || !strings.Contains(err.Error(), "GATEWIRE_INFRA_MODE") {
-		t.Errorf("New(kubernetes) = %v, want ErrNotImplemented naming GATEWIRE_INFRA_MODE", err)
+func TestConfigValidateKubernetes(t *testing.T) {
+	good := infra.Config{Mode: "kubernetes", AdminPort: 19000, Kubernetes: defaultKubernetes}
+	if err := good.Validate(); err != nil {
+		t.Fatalf("Validate() = %v", err)
+	}
+	for variable, edit := range map[string]func(*infra.Config){
+		"GATEWIRE_INFRA_ADMIN_PORT":                func(c *infra.Config) { c.AdminPort = 0 },
+		"GATEWIRE_INFRA_READINESS_PORT":            func(c *infra.Config) { c.ReadinessPort = 19000 },
+		"GATEWIRE_INFRA_NAMESPACE":                 func(c *infra.Config) { c.Namespace = "Gatewire" },
+		"GATEWIRE_INFRA_ENVOY_IMAGE":               func(c *infra.Config) { c.EnvoyImage = "" },
+		"GATEWIRE_INFRA_REPLICAS":                  func(c *infra.Config) { c.Replicas = -1 },
+		"GATEWIRE_INFRA_SERVICE_TYPE":              func(c *infra.Config) { c.ServiceType = "ExternalName" },
+		"GATEWIRE_INFRA_ENVOY_CPU_REQUEST":         func(c *infra.Config) { c.CPURequest = "fast" },
+		"GATEWIRE_INFRA_ENVOY_MEMORY_REQUEST":      func(c *infra.Config) { c.MemoryRequest = "1 GB" },
+		"GATEWIRE_INFRA_LEADER_ELECTION_NAMESPACE": func(c *infra.Config) { c.LeaderElectionNamespace = "a.b" },
+		"GATEWIRE_INFRA_LEADER_ELECTION_ID":        func(c *infra.Config) { c.LeaderElectionID = "Infra" },
+	} {
+		cfg := good
+		edit(&cfg)
+		err := cfg.Validate()
+		if err == nil || !strings.HasPrefix(err.Error(), variable+":") {
+			t.Errorf("%s: Validate() = %v, want an error starting with %s:", variable, err, variable)
+		}
+	}
+}
+
+func TestNewKubernetesWithoutLeaseNamespace(t *testing.T) {
+	cfg := infra.Config{Mode: "kubernetes", AdminPort: 19000, Kubernetes: defaultKubernetes}
+	_, err := infra.New(cfg, newBus(t), nil, infra.WithRESTConfig(&rest.Config{Host: "https://127.0.0.1:1"}))
+	if err == nil || !strings.HasPrefix(err.Error(), "GATEWIRE_INFRA_LEADER_ELECTION_NAMESPACE:") {
+		t.Errorf("New(kubernetes) outside a pod = %v, want an error naming GATEWIRE_INFRA_LEADER_ELECTION_NAMESPACE", err)
 	}
 }

@@ -14,12 +14,36 @@
 //     Config.EnvoyPath names an envoy binary, an Envoy process per gateway
 //     (package host).
 //   - kubernetes: a ServiceAccount, ConfigMap, Deployment and Service per
-//     gateway, applied server-side. Not implemented yet: New returns
-//     ErrNotImplemented.
+//     gateway, applied server-side (package kube describes them), in the
+//     Gateway's namespace or in Config.Namespace.
 //
 // Both modes render the Envoy bootstrap with package bootstrap: node.cluster is
 // <namespace>/<gateway>, and the Envoy reaches the xds service at
-// Config.XDSAddress over ADS.
+// Config.XDSAddress over ADS (by default 127.0.0.1:18000 in host mode and
+// gatewire-xds.gatewire-system.svc:18000 in kubernetes mode).
+//
+// # Kubernetes mode
+//
+// With Config.LeaderElection (the default) the replicas of the service elect
+// one leader with a Lease (Config.LeaderElectionNamespace/
+// LeaderElectionID, by default <system>-infra in the pod's namespace); only
+// the leader follows the infra bucket and writes. A replica that loses the
+// lease stops writing and campaigns again. A standby replica is ready once it
+// has seen a leader; the leader once it has synced.
+//
+// The leader also follows the Services it made and publishes each Gateway's
+// addresses (see package kube) to the status bucket, as a busv1.Status with
+// only object, gateway and addresses set, under a key of its own
+// ([StatusKey]):
+//
+//	Gateway.<namespace>.<name>.=infra.=infra
+//
+// '=' never occurs in Kubernetes names, so the key cannot meet a translator's,
+// and the provider's status writer merges it into the Gateway's status. The
+// entry goes when the Service goes or has no address; on becoming leader the
+// service removes the entries of Services that no longer exist.
+//
+// rbac.yaml beside this file lists the permissions kubernetes mode needs.
 //
 // A value that cannot be used (undecodable, a key and a value that name
 // different gateways, names that are not Kubernetes names) is logged and
@@ -39,6 +63,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/bus"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/host"
+	"github.com/gatewire/gatewire/services/infra/kube"
 )
 
 // provisioner makes the Envoys of one mode match the infra bucket. Its
@@ -62,12 +87,20 @@ type Service struct {
 	log   *slog.Logger
 	prov  provisioner
 	host  *host.Provisioner // host mode only
-	ready atomic.Bool
+	kube  *kube.Provisioner // kubernetes mode only
+	ready atomic.Bool       // the infra bucket is synced
+
+	// Kubernetes mode with leader election.
+	election kube.Election
+	leader   atomic.Pointer[string] // identity of the last leader seen
+	leading  atomic.Bool
 }
 
 // New checks cfg and returns a Service that provisions from the infra bucket of
-// b. In host mode it creates the bootstrap folder. A nil log discards logs.
-func New(cfg Config, b *bus.Bus, log *slog.Logger) (*Service, error) {
+// b. In host mode it creates the bootstrap folder; in kubernetes mode it finds
+// the API server (see WithRESTConfig) but does not contact it yet. A nil log
+// discards logs.
+func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -80,7 +113,13 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger) (*Service, error) {
 	s := &Service{cfg: cfg, bus: b, log: log}
 	switch cfg.Mode {
 	case ModeKubernetes:
-		return nil, fmt.Errorf("GATEWIRE_INFRA_MODE=%s: %w", cfg.Mode, ErrNotImplemented)
+		var o options
+		for _, opt := range opts {
+			opt(&o)
+		}
+		if err := s.newKube(o); err != nil {
+			return nil, err
+		}
 	case ModeHost:
 		prov, err := newHost(cfg, log)
 		if err != nil {
@@ -101,7 +140,7 @@ func newHost(cfg Config, log *slog.Logger) (*host.Provisioner, error) {
 	}
 	prov, err := host.New(host.Options{
 		Dir:        cfg.BootstrapDir,
-		XDSAddress: cfg.XDSAddress,
+		XDSAddress: cfg.xdsAddress(),
 		AdminPort:  uint32(cfg.AdminPort),
 		EnvoyPath:  envoy,
 	}, log)
@@ -111,9 +150,38 @@ func newHost(cfg Config, log *slog.Logger) (*host.Provisioner, error) {
 	return prov, nil
 }
 
+func (s *Service) newKube(o options) error {
+	rc, err := restConfig(o)
+	if err != nil {
+		return err
+	}
+	prov, err := kube.New(rc, s.cfg.kubeOptions(s.bus.System()), s.log)
+	if err != nil {
+		return fmt.Errorf("GATEWIRE_INFRA_MODE=kubernetes: %w", err)
+	}
+	s.prov, s.kube = prov, prov
+	if s.cfg.LeaderElection {
+		if s.election, err = s.cfg.election(s.bus.System()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Ready reports whether the infra bucket has been synced once: every gateway
-// in it provisioned (or reported) and stale ones removed.
-func (s *Service) Ready() bool { return s.ready.Load() }
+// in it provisioned (or reported) and stale ones removed. A replica that
+// stands by for the leader election is ready once it has seen a leader.
+func (s *Service) Ready() bool {
+	if s.ready.Load() {
+		return true
+	}
+	leader := s.leader.Load()
+	return leader != nil && *leader != "" && *leader != s.election.Identity
+}
+
+// Leading reports whether this replica writes: in kubernetes mode with leader
+// election, while it holds the lease; otherwise while Run runs.
+func (s *Service) Leading() bool { return s.leading.Load() }
 
 // BootstrapPath is the absolute path of the bootstrap file of a gateway in host
 // mode, whether or not it has been written yet; "" in other modes. It is safe

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
+	"github.com/gatewire/gatewire/services/infra/kube"
 )
 
 const (
@@ -21,18 +23,45 @@ const (
 
 // Run follows the infra bucket until ctx is done, then stops what must not
 // outlive the service (host mode: the Envoy processes) and returns nil. A
-// watch that ends is started again, with a fresh initial sync.
+// watch that ends is started again, with a fresh initial sync. In kubernetes
+// mode with leader election it follows the bucket only while it leads.
 func (s *Service) Run(ctx context.Context) error {
 	defer func() {
 		if err := s.prov.Close(); err != nil {
 			s.log.Error("infra close failed", "err", err)
 		}
 	}()
+	if s.kube != nil && s.cfg.LeaderElection {
+		return kube.Elect(ctx, s.kube.Client(), s.election, s.log, s.lead, s.onLeader)
+	}
+	s.lead(ctx)
+	return nil
+}
+
+// onLeader records the leader of the election.
+func (s *Service) onLeader(identity string) {
+	s.leader.Store(&identity)
+	s.log.Info("infra leader elected", "leader", identity, "self", identity == s.election.Identity)
+}
+
+// lead does the work of the active replica until ctx is done: it follows the
+// infra bucket and, in kubernetes mode, publishes the gateways' addresses.
+func (s *Service) lead(ctx context.Context) {
+	s.leading.Store(true)
+	defer func() {
+		s.leading.Store(false)
+		s.ready.Store(false)
+	}()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if s.kube != nil {
+		wg.Go(func() { s.publishAddresses(ctx) })
+	}
 	backoff := rewatchMin
 	for {
 		synced, err := s.follow(ctx)
 		if ctx.Err() != nil {
-			return nil
+			return
 		}
 		if synced {
 			backoff = rewatchMin
@@ -40,7 +69,7 @@ func (s *Service) Run(ctx context.Context) error {
 		s.log.Error("infra watch ended", "err", err, "retry_in", backoff)
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, rewatchMax)
@@ -109,7 +138,14 @@ func (s *Service) handle(ctx context.Context, e *bus.Entry, failed map[string]ch
 		return
 	}
 	delete(failed, e.Key)
-	if err := s.apply(e.Context(ctx), c); err != nil {
+	err = s.apply(e.Context(ctx), c)
+	switch {
+	case err == nil:
+	case errors.Is(err, kube.ErrInvalid):
+		// Trying again gives the same answer; a new value of the key will
+		// be tried.
+		s.log.Error("infra apply refused", "gateway", c.namespace+"/"+c.name, "revision", e.Revision, "err", err)
+	default:
 		s.log.Error("infra apply failed", "gateway", c.namespace+"/"+c.name, "err", err, "retry_in", retryInterval)
 		failed[e.Key] = c
 	}

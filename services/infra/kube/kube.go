@@ -1,0 +1,238 @@
+// Package kube runs the Envoys of gateways in Kubernetes: per gateway a
+// ServiceAccount, a ConfigMap with the Envoy bootstrap, a Deployment of Envoy
+// and a Service in front of it, applied with server-side apply.
+//
+// # Objects
+//
+// The four objects of gateway <ns>/<gw> share one name, [ObjectName]:
+// gatewire-<gw> in the Gateway's namespace (Options.Namespace empty, the
+// default), or gatewire-<ns>-<gw>-<hash> in Options.Namespace. They carry
+//
+//	app.kubernetes.io/managed-by: gatewire
+//	app.kubernetes.io/name: gatewire-envoy
+//	app.kubernetes.io/component: proxy
+//	gateway.gatewire.dev/system: <installation>
+//	gateway.gatewire.dev/namespace: <ns>
+//	gateway.gatewire.dev/name: <gw>            (see LabelValue for long names)
+//	annotation gateway.gatewire.dev/gateway: <ns>/<gw>
+//
+// so `kubectl get all -l gateway.gatewire.dev/name=<gw>` finds them from the
+// Gateway, and, in the Gateway's namespace with a known Gateway uid, an owner
+// reference (controller) to the Gateway, so deleting the Gateway deletes them
+// in a cluster with a garbage collector.
+//
+//   - ServiceAccount: no API token mounted; Envoy does not call the API.
+//   - ConfigMap: bootstrap.yaml, rendered by package bootstrap: node.cluster
+//     <ns>/<gw>, the xds service at Options.XDSAddress, admin on
+//     127.0.0.1:Options.AdminPort, and a readiness listener on
+//     0.0.0.0:Options.ReadinessPort that forwards GET /ready to the admin.
+//   - Deployment: one container "envoy" of Proxy.image or Options.Image, run
+//     with --config-path /etc/envoy/bootstrap.yaml, --service-cluster <ns>/<gw>
+//     and --service-node <ns>/<gw>/$(POD_NAME) (the pod name from the downward
+//     API, so each pod has its own node.id); a readiness probe on /ready at the
+//     readiness port; uid/gid 65532, non-root, read-only root file system (an
+//     emptyDir on /tmp), no privilege escalation, every capability dropped,
+//     the runtime's seccomp profile; CPU and memory requests from Options.
+//     Replicas are Proxy.replicas, else Options.Replicas; when both are 0 the
+//     field is left to the cluster (an autoscaler may own it). The pod
+//     template carries a hash of the bootstrap, so a new bootstrap rolls the
+//     pods.
+//   - Service: type Proxy.service_type, else Options.ServiceType; one port per
+//     Proxy port, named <protocol>-<port> and targeting its container port. A
+//     proxy without ports has no Service.
+//
+// # Writes
+//
+// Every object is written with server-side apply, field manager
+// "gatewire-infra", forcing ownership of the fields it sets: applying the
+// same proxy twice changes nothing, and a changed proxy changes only what
+// differs. Remove deletes the four objects (in the background: the garbage
+// collector removes the ReplicaSets and pods). Prune lists the objects of
+// this installation by label and deletes those of gateways no longer wanted,
+// and those not where the current options would put them.
+//
+// # Addresses
+//
+// WatchAddresses follows the Services of this installation and reports the
+// addresses of each gateway: the ingress IPs and host names of a load
+// balancer, else the Service's cluster IPs.
+//
+// A Provisioner's Apply, Remove and Prune are called from one goroutine;
+// WatchAddresses may run beside them.
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	"github.com/gatewire/gatewire/services/infra/bootstrap"
+)
+
+// ErrInvalid marks a proxy that cannot be provisioned as it is (a bad port or
+// service type): trying again will not help until the proxy changes.
+var ErrInvalid = errors.New("invalid proxy")
+
+// Options configure a Provisioner. Every field is required unless it says
+// otherwise.
+type Options struct {
+	// System is the installation, the value of LabelSystem.
+	System string
+	// Namespace holds the objects of every gateway; empty puts them in the
+	// namespace of their Gateway.
+	Namespace string
+	// XDSAddress is the host:port of the xds service for the bootstraps.
+	XDSAddress string
+	// AdminPort is Envoy's admin port on 127.0.0.1; ReadinessPort serves
+	// /ready on every address. Both are non-zero and differ.
+	AdminPort, ReadinessPort uint32
+	// Image is the Envoy image of a proxy that names none.
+	Image string
+	// Replicas of a proxy that asks for none; 0 leaves the field to the
+	// cluster.
+	Replicas int32
+	// ServiceType of a proxy that asks for none.
+	ServiceType corev1.ServiceType
+	// CPURequest and MemoryRequest are the Envoy container's requests.
+	CPURequest, MemoryRequest resource.Quantity
+}
+
+// CheckServiceType reports whether t is a Service type that exposes a
+// gateway: ClusterIP, NodePort or LoadBalancer.
+func CheckServiceType(t corev1.ServiceType) error {
+	switch t {
+	case corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer:
+		return nil
+	}
+	return fmt.Errorf("service type %q: want ClusterIP, NodePort or LoadBalancer", t)
+}
+
+func (o Options) check() error {
+	if errs := validation.IsValidLabelValue(o.System); o.System == "" || len(errs) > 0 {
+		return fmt.Errorf("kube: system %q is not a label value: %v", o.System, errs)
+	}
+	if o.Namespace != "" {
+		if errs := validation.IsDNS1123Label(o.Namespace); len(errs) > 0 {
+			return fmt.Errorf("kube: namespace %q: %v", o.Namespace, errs)
+		}
+	}
+	if err := bootstrap.CheckXDSAddress(o.XDSAddress); err != nil {
+		return fmt.Errorf("kube: %w", err)
+	}
+	if o.AdminPort == 0 || o.ReadinessPort == 0 || o.AdminPort == o.ReadinessPort {
+		return fmt.Errorf("kube: admin port %d and readiness port %d: want two different ports", o.AdminPort, o.ReadinessPort)
+	}
+	if o.Image == "" {
+		return errors.New("kube: no Envoy image")
+	}
+	if o.Replicas < 0 {
+		return fmt.Errorf("kube: replicas %d: want 0 or more", o.Replicas)
+	}
+	return CheckServiceType(o.ServiceType)
+}
+
+// Provisioner applies and removes the objects of gateways. See the package
+// doc.
+type Provisioner struct {
+	opts   Options
+	client kubernetes.Interface
+	log    *slog.Logger
+}
+
+// New checks opts and returns a Provisioner that talks to the API server of
+// cfg. It does not contact the server. A nil log discards logs.
+func New(cfg *rest.Config, opts Options, log *slog.Logger) (*Provisioner, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kube: client: %w", err)
+	}
+	return &Provisioner{opts: opts, client: c, log: log}, nil
+}
+
+// Client is the provisioner's client, for leader election.
+func (p *Provisioner) Client() kubernetes.Interface { return p.client }
+
+// objectNamespace is the namespace of the objects of a gateway in namespace.
+func (p *Provisioner) objectNamespace(namespace string) string {
+	if p.opts.Namespace != "" {
+		return p.opts.Namespace
+	}
+	return namespace
+}
+
+// Apply creates or updates the objects of the gateway of proxy. An error
+// wrapping ErrInvalid says the proxy itself is wrong.
+func (p *Provisioner) Apply(ctx context.Context, proxy *busv1.Proxy) error {
+	if err := bootstrap.CheckGateway(proxy.GetNamespace(), proxy.GetName()); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	o, err := p.objects(proxy)
+	if err != nil {
+		return fmt.Errorf("gateway %s/%s: %w", proxy.GetNamespace(), proxy.GetName(), err)
+	}
+	if err := p.apply(ctx, o); err != nil {
+		return fmt.Errorf("gateway %s/%s: %w", proxy.GetNamespace(), proxy.GetName(), err)
+	}
+	return nil
+}
+
+func (p *Provisioner) apply(ctx context.Context, o *gatewayObjects) error {
+	opts := metav1.ApplyOptions{FieldManager: FieldManager, Force: true}
+	ns, name := *o.deployment.GetNamespace(), *o.deployment.GetName()
+	if _, err := p.client.CoreV1().ServiceAccounts(ns).Apply(ctx, o.serviceAccount, opts); err != nil {
+		return fmt.Errorf("apply ServiceAccount %s/%s: %w", ns, name, err)
+	}
+	if _, err := p.client.CoreV1().ConfigMaps(ns).Apply(ctx, o.configMap, opts); err != nil {
+		return fmt.Errorf("apply ConfigMap %s/%s: %w", ns, name, err)
+	}
+	if _, err := p.client.AppsV1().Deployments(ns).Apply(ctx, o.deployment, opts); err != nil {
+		return fmt.Errorf("apply Deployment %s/%s: %w", ns, name, err)
+	}
+	if o.service == nil {
+		return p.deleteObject(ctx, kindService, ns, name)
+	}
+	if _, err := p.client.CoreV1().Services(ns).Apply(ctx, o.service, opts); err != nil {
+		return fmt.Errorf("apply Service %s/%s: %w", ns, name, err)
+	}
+	return nil
+}
+
+// Remove deletes the objects of a gateway; objects already gone are fine.
+func (p *Provisioner) Remove(ctx context.Context, namespace, name string) error {
+	ns, obj := p.objectNamespace(namespace), ObjectName(namespace, name, p.opts.Namespace != "")
+	for _, k := range kinds {
+		if err := p.deleteObject(ctx, k, ns, obj); err != nil {
+			return fmt.Errorf("gateway %s/%s: %w", namespace, name, err)
+		}
+	}
+	p.log.Info("kubernetes objects removed", "gateway", namespace+"/"+name, "namespace", ns, "name", obj)
+	return nil
+}
+
+// Close releases nothing: the objects stay, and the client holds no
+// goroutines.
+func (p *Provisioner) Close() error { return nil }
+
+// ignoreNotFound is nil for a NotFound error.
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
