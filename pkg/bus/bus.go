@@ -87,7 +87,12 @@ func WithMemoryStorage() Option {
 }
 
 // WithMemberTTL sets how long a replica's heartbeat lives in the members
-// bucket (default 5s).
+// bucket (default 5s). When a heartbeat ages out, the server writes a
+// deletion marker in its place, which watchers receive as an [OpDelete]
+// entry; without it, an expired key would vanish without a word to
+// watchers. The server checks ages on a timer, so the marker can come a
+// second or so after the TTL: readers that need a tight bound keep their
+// own clock of the last heartbeat seen.
 func WithMemberTTL(d time.Duration) Option {
 	return func(o *options) error {
 		if d < time.Second {
@@ -133,6 +138,7 @@ func New(ctx context.Context, nc *nats.Conn, opts ...Option) (*Bus, error) {
 		}
 		if bucket == Members {
 			cfg.TTL = o.memberTTL
+			cfg.LimitMarkerTTL = o.memberTTL
 		}
 		kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
 		if err != nil {

@@ -24,6 +24,7 @@ const (
 	HeaderObject         = "Gatewire-Object"
 	headerOperation      = "KV-Operation"
 	headerExpectedSeq    = "Nats-Expected-Last-Subject-Sequence"
+	headerMarkerReason   = "Nats-Marker-Reason"
 )
 
 // CompressThreshold is the size past which values are compressed.

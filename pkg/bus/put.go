@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -22,6 +23,7 @@ type putOptions struct {
 	hasSource   bool
 	revision    uint64
 	hasRevision bool
+	headers     nats.Header
 }
 
 // WithSourceRevision stamps an output with the revision of the resources it
@@ -36,6 +38,40 @@ func WithSourceRevision(rev uint64) PutOption {
 // key has never been written).
 func WithRevision(rev uint64) PutOption {
 	return func(o *putOptions) { o.revision, o.hasRevision = rev, true }
+}
+
+// WithHeader adds a header of the writer's own to the message, for example
+// a digest of the value or the writer's name; readers find it in
+// [Entry.Header], also on a [HeadersOnly] watch. Headers the bus sets
+// itself, and names that start with "Nats-" or "KV-", are left alone.
+func WithHeader(name, value string) PutOption {
+	return func(o *putOptions) {
+		if o.headers == nil {
+			o.headers = nats.Header{}
+		}
+		o.headers.Set(name, value)
+	}
+}
+
+// addHeaders copies the writer's headers into h, except those it must not
+// change.
+func (o *putOptions) addHeaders(h nats.Header) {
+	for name, values := range o.headers {
+		if reservedHeader(name) {
+			continue
+		}
+		h[name] = values
+	}
+}
+
+func reservedHeader(name string) bool {
+	for _, r := range []string{HeaderType, HeaderSourceRevision, HeaderEncoding, HeaderObject, "traceparent", "tracestate"} {
+		if strings.EqualFold(name, r) {
+			return true
+		}
+	}
+	lower := strings.ToLower(name)
+	return strings.HasPrefix(lower, "nats-") || strings.HasPrefix(lower, "kv-")
 }
 
 // last is the newest message of a key, live or deleted.
@@ -58,11 +94,10 @@ func (b *Bus) last(ctx context.Context, bucket Bucket, key string) (*last, error
 	if err != nil {
 		return nil, fmt.Errorf("bus: read %s/%s: %w", b.BucketName(bucket), key, err)
 	}
-	op := m.Header.Get(headerOperation)
 	return &last{
 		revision: m.Sequence,
 		source:   sourceRevision(m.Header),
-		deleted:  op == "DEL" || op == "PURGE",
+		deleted:  isDeletion(m.Header),
 		object:   m.Header.Get(HeaderObject),
 	}, nil
 }
@@ -98,6 +133,7 @@ func (b *Bus) write(ctx context.Context, bucket Bucket, key string, data []byte,
 	if o.hasSource {
 		h.Set(HeaderSourceRevision, strconv.FormatUint(o.source, 10))
 	}
+	o.addHeaders(h)
 	for attempt := 0; attempt < casAttempts; attempt++ {
 		m := &nats.Msg{Subject: b.subject(bucket, key), Header: h, Data: data}
 		var prev *last

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -37,7 +38,8 @@ type Entry struct {
 	// increasing with every write to any key of the bucket.
 	Revision uint64
 	Op       Op
-	// Value is the decoded value; nil for OpDelete or when Err is set.
+	// Value is the decoded value; nil for OpDelete, on a [HeadersOnly]
+	// watch, or when Err is set.
 	Value proto.Message
 	// SourceRevision is the resources revision an output was computed from.
 	SourceRevision uint64
@@ -57,13 +59,32 @@ func (e *Entry) Context(parent context.Context) context.Context {
 
 func (b *Bus) entry(ctx context.Context, bucket Bucket, key string, rev uint64, h nats.Header, data []byte) *Entry {
 	e := &Entry{Bucket: bucket, Key: key, Revision: rev, Header: h, SourceRevision: sourceRevision(h)}
-	switch h.Get(headerOperation) {
-	case "DEL", "PURGE":
+	if isDeletion(h) {
 		e.Op = OpDelete
 		return e
 	}
 	e.Value, e.Err = b.decode(ctx, h, data)
 	return e
+}
+
+// headersEntry is an entry of a headers-only watch: no value to decode.
+func headersEntry(bucket Bucket, key string, rev uint64, h nats.Header) *Entry {
+	e := &Entry{Bucket: bucket, Key: key, Revision: rev, Header: h, SourceRevision: sourceRevision(h)}
+	if isDeletion(h) {
+		e.Op = OpDelete
+	}
+	return e
+}
+
+// isDeletion reports whether a message of a bucket's stream removes its key:
+// a delete or purge, or the marker the server leaves when the key's value
+// ages out of a bucket with a TTL (see [WithMemberTTL]).
+func isDeletion(h nats.Header) bool {
+	switch h.Get(headerOperation) {
+	case "DEL", "PURGE":
+		return true
+	}
+	return h.Get(headerMarkerReason) != ""
 }
 
 // Watcher follows the keys of a bucket. See [Bus.Watch].
@@ -72,7 +93,31 @@ type Watcher struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
 	once    sync.Once
+	// synced is the revision of the initial sync; see SyncedRevision.
+	synced atomic.Uint64
 }
+
+// WatchOption changes what a watch delivers.
+type WatchOption func(*watchOptions)
+
+type watchOptions struct {
+	headersOnly bool
+}
+
+// HeadersOnly makes a watch deliver entries without their values: Value
+// is nil and only the headers are read (the type, the source revision and
+// the writer's own headers, see [WithHeader]). Following a bucket of large
+// values this way costs little.
+func HeadersOnly() WatchOption {
+	return func(o *watchOptions) { o.headersOnly = true }
+}
+
+// SyncedRevision is the revision of the newest entry the watch read
+// during its initial sync, deletions included, which the initial sync does
+// not deliver: the state the reader holds once it receives the nil entry
+// is that of the bucket at this revision. It is valid once the nil entry
+// has been received, and 0 for a bucket that was empty.
+func (w *Watcher) SyncedRevision() uint64 { return w.synced.Load() }
 
 // Updates delivers first the latest entry of every matching key (deleted
 // keys are left out), then one nil entry that marks the end of that initial
@@ -91,13 +136,18 @@ func (w *Watcher) Stop() {
 // Watch follows the keys of bucket that match pattern (NATS wildcards, ">"
 // for all). The watch survives NATS reconnections: it resumes after the last
 // entry it delivered.
-func (b *Bus) Watch(ctx context.Context, bucket Bucket, pattern string) (*Watcher, error) {
+func (b *Bus) Watch(ctx context.Context, bucket Bucket, pattern string, opts ...WatchOption) (*Watcher, error) {
 	if _, err := b.bucket(bucket); err != nil {
 		return nil, err
+	}
+	var o watchOptions
+	for _, opt := range opts {
+		opt(&o)
 	}
 	cons, err := b.js.OrderedConsumer(ctx, b.stream(bucket), jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{b.subject(bucket, pattern)},
 		DeliverPolicy:  jetstream.DeliverLastPerSubjectPolicy,
+		HeadersOnly:    o.headersOnly,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bus: watch %s %s: %w", b.BucketName(bucket), pattern, err)
@@ -113,11 +163,11 @@ func (b *Bus) Watch(ctx context.Context, bucket Bucket, pattern string) (*Watche
 		<-ctx.Done()
 		iter.Stop()
 	}()
-	go b.follow(ctx, w, bucket, iter, pending)
+	go b.follow(ctx, w, bucket, iter, pending, o)
 	return w, nil
 }
 
-func (b *Bus) follow(ctx context.Context, w *Watcher, bucket Bucket, iter jetstream.MessagesContext, pending uint64) {
+func (b *Bus) follow(ctx context.Context, w *Watcher, bucket Bucket, iter jetstream.MessagesContext, pending uint64, o watchOptions) {
 	defer close(w.done)
 	defer close(w.updates)
 	prefix := b.subject(bucket, "")
@@ -154,11 +204,20 @@ func (b *Bus) follow(ctx context.Context, w *Watcher, bucket Bucket, iter jetstr
 		if err != nil {
 			continue
 		}
-		e := b.entry(ctx, bucket, strings.TrimPrefix(m.Subject(), prefix), meta.Sequence.Stream, m.Headers(), m.Data())
+		key := strings.TrimPrefix(m.Subject(), prefix)
+		var e *Entry
+		if o.headersOnly {
+			e = headersEntry(bucket, key, meta.Sequence.Stream, m.Headers())
+		} else {
+			e = b.entry(ctx, bucket, key, meta.Sequence.Stream, m.Headers(), m.Data())
+		}
 		if synced || e.Op != OpDelete {
 			if !send(e) {
 				return
 			}
+		}
+		if !synced {
+			w.synced.Store(max(w.synced.Load(), e.Revision))
 		}
 		if !synced && meta.NumPending == 0 {
 			synced = true

@@ -19,14 +19,27 @@ import (
 // storing in a temporary folder, and shuts it down when the test ends.
 func Server(t testing.TB) *server.Server {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{
+	return serve(t, options(t))
+}
+
+// options are those of a server on a random loopback port with file storage
+// in a temporary folder.
+func options(t testing.TB) server.Options {
+	return server.Options{
 		Host:      "127.0.0.1",
 		Port:      -1,
 		JetStream: true,
 		StoreDir:  t.TempDir(),
 		NoLog:     true,
 		NoSigs:    true,
-	})
+	}
+}
+
+// serve starts a server with opts, waits until it accepts connections and
+// shuts it down when the test ends.
+func serve(t testing.TB, opts server.Options) *server.Server {
+	t.Helper()
+	s, err := server.NewServer(&opts)
 	if err != nil {
 		t.Fatalf("bustest: nats-server: %v", err)
 	}
