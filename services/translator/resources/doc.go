@@ -1,15 +1,28 @@
 // Package resources indexes the Kubernetes objects the translator reads from
-// the resources bucket: GatewayClasses, Gateways, HTTPRoutes, Services,
-// EndpointSlices and Namespaces, decoded into their typed Go structs.
+// the resources bucket, decoded into their typed Go structs: GatewayClasses,
+// Gateways, HTTPRoutes, GRPCRoutes, TLSRoutes, TCPRoutes, UDPRoutes,
+// ReferenceGrants, BackendTLSPolicies, Services, EndpointSlices, Namespaces,
+// Secrets and ConfigMaps. Objects of the Gateway API's older versions decode
+// into the v1 types, whose schema they share.
 //
 // An [Index] is built from [busv1.Resource] values ([Index.Apply],
 // [Index.Remove]) or from multi-document YAML ([LoadYAML], for tests, the
 // benchmark and `gatewire translate`). Kinds the translator does not read are
-// ignored. Besides lookups by name it keeps reverse indexes (routes by parent
-// gateway, routes by backend Service, EndpointSlices by Service, gateways by
-// class) so that translating one gateway and finding the gateways a change
-// affects cost time in proportion to what is involved, not to the size of
-// the cluster.
+// ignored. Besides lookups by name it keeps reverse indexes so that
+// translating one gateway and finding the gateways a change affects cost
+// time in proportion to what is involved, not to the size of the cluster:
+//
+//   - routes (of every kind) by parent gateway and by backend Service;
+//   - EndpointSlices by Service, gateways by class;
+//   - Secrets → the gateways whose listeners use them as certificates;
+//   - BackendTLSPolicies by target Service, ConfigMaps → the policies that
+//     take CA certificates from them (and so the routes of those Services);
+//   - ReferenceGrants by namespace, and gateways and routes by the
+//     (from, to) namespaces of their cross-namespace references, so that a
+//     grant affects only the gateways whose references it may allow.
+//
+// A Namespace affects every gateway (its labels may change what a listener's
+// namespace selector admits).
 //
 // An Index is not safe for concurrent use: lookups may run concurrently with
 // each other, but not with Apply or Remove. The translator's loop owns its

@@ -13,12 +13,20 @@ import (
 
 // The kinds an Index holds, as they appear in resource keys.
 const (
-	KindGatewayClass  = "GatewayClass"
-	KindGateway       = "Gateway"
-	KindHTTPRoute     = "HTTPRoute"
-	KindService       = "Service"
-	KindEndpointSlice = "EndpointSlice"
-	KindNamespace     = "Namespace"
+	KindGatewayClass     = "GatewayClass"
+	KindGateway          = "Gateway"
+	KindHTTPRoute        = "HTTPRoute"
+	KindGRPCRoute        = "GRPCRoute"
+	KindTLSRoute         = "TLSRoute"
+	KindTCPRoute         = "TCPRoute"
+	KindUDPRoute         = "UDPRoute"
+	KindReferenceGrant   = "ReferenceGrant"
+	KindBackendTLSPolicy = "BackendTLSPolicy"
+	KindService          = "Service"
+	KindEndpointSlice    = "EndpointSlice"
+	KindNamespace        = "Namespace"
+	KindSecret           = "Secret"
+	KindConfigMap        = "ConfigMap"
 )
 
 // Index holds the objects of the resources bucket by kind and name, and the
@@ -28,33 +36,65 @@ type Index struct {
 	classes        map[string]*gatewayv1.GatewayClass
 	gateways       map[types.NamespacedName]*gatewayv1.Gateway
 	httpRoutes     map[types.NamespacedName]*gatewayv1.HTTPRoute
+	grpcRoutes     map[types.NamespacedName]*gatewayv1.GRPCRoute
+	tlsRoutes      map[types.NamespacedName]*gatewayv1.TLSRoute
+	tcpRoutes      map[types.NamespacedName]*gatewayv1.TCPRoute
+	udpRoutes      map[types.NamespacedName]*gatewayv1.UDPRoute
+	grants         map[types.NamespacedName]*gatewayv1.ReferenceGrant
+	policies       map[types.NamespacedName]*gatewayv1.BackendTLSPolicy
 	services       map[types.NamespacedName]*corev1.Service
 	endpointSlices map[types.NamespacedName]*discoveryv1.EndpointSlice
 	namespaces     map[string]*corev1.Namespace
+	secrets        map[types.NamespacedName]*corev1.Secret
+	configMaps     map[types.NamespacedName]*corev1.ConfigMap
 
 	// gatewaysByClass: class name → gateways of that class.
 	gatewaysByClass refIndex[string]
-	// routesByGateway: gateway → HTTPRoutes with a parentRef to it.
+	// routesByGateway: gateway → routes (of every kind) with a parentRef to it.
 	routesByGateway refIndex[types.NamespacedName]
-	// routesByService: Service → HTTPRoutes with a backendRef to it.
+	// routesByService: Service → routes with a backendRef (or a mirror) to it.
 	routesByService refIndex[types.NamespacedName]
 	// slicesByService: Service → EndpointSlices labelled with its name.
 	slicesByService refIndex[types.NamespacedName]
+	// secretsByGateway: Secret → gateways whose listeners reference it.
+	secretsByGateway refIndex[types.NamespacedName]
+	// policiesByService: Service → BackendTLSPolicies that target it.
+	policiesByService refIndex[types.NamespacedName]
+	// configMapsByPolicy: ConfigMap → BackendTLSPolicies that reference it.
+	configMapsByPolicy refIndex[types.NamespacedName]
+	// grantsByNamespace: namespace → ReferenceGrants in it.
+	grantsByNamespace refIndex[string]
+	// crossRefs: (from, to) namespaces → gateways and routes that reference
+	// an object in another namespace, which needs a ReferenceGrant.
+	crossRefs refIndex[namespacePair]
 }
 
 // NewIndex returns an empty Index.
 func NewIndex() *Index {
 	return &Index{
-		classes:         map[string]*gatewayv1.GatewayClass{},
-		gateways:        map[types.NamespacedName]*gatewayv1.Gateway{},
-		httpRoutes:      map[types.NamespacedName]*gatewayv1.HTTPRoute{},
-		services:        map[types.NamespacedName]*corev1.Service{},
-		endpointSlices:  map[types.NamespacedName]*discoveryv1.EndpointSlice{},
-		namespaces:      map[string]*corev1.Namespace{},
-		gatewaysByClass: newRefIndex[string](),
-		routesByGateway: newRefIndex[types.NamespacedName](),
-		routesByService: newRefIndex[types.NamespacedName](),
-		slicesByService: newRefIndex[types.NamespacedName](),
+		classes:            map[string]*gatewayv1.GatewayClass{},
+		gateways:           map[types.NamespacedName]*gatewayv1.Gateway{},
+		httpRoutes:         map[types.NamespacedName]*gatewayv1.HTTPRoute{},
+		grpcRoutes:         map[types.NamespacedName]*gatewayv1.GRPCRoute{},
+		tlsRoutes:          map[types.NamespacedName]*gatewayv1.TLSRoute{},
+		tcpRoutes:          map[types.NamespacedName]*gatewayv1.TCPRoute{},
+		udpRoutes:          map[types.NamespacedName]*gatewayv1.UDPRoute{},
+		grants:             map[types.NamespacedName]*gatewayv1.ReferenceGrant{},
+		policies:           map[types.NamespacedName]*gatewayv1.BackendTLSPolicy{},
+		services:           map[types.NamespacedName]*corev1.Service{},
+		endpointSlices:     map[types.NamespacedName]*discoveryv1.EndpointSlice{},
+		namespaces:         map[string]*corev1.Namespace{},
+		secrets:            map[types.NamespacedName]*corev1.Secret{},
+		configMaps:         map[types.NamespacedName]*corev1.ConfigMap{},
+		gatewaysByClass:    newRefIndex[string](),
+		routesByGateway:    newRefIndex[types.NamespacedName](),
+		routesByService:    newRefIndex[types.NamespacedName](),
+		slicesByService:    newRefIndex[types.NamespacedName](),
+		secretsByGateway:   newRefIndex[types.NamespacedName](),
+		policiesByService:  newRefIndex[types.NamespacedName](),
+		configMapsByPolicy: newRefIndex[types.NamespacedName](),
+		grantsByNamespace:  newRefIndex[string](),
+		crossRefs:          newRefIndex[namespacePair](),
 	}
 }
 
@@ -72,8 +112,13 @@ func (c Change) Empty() bool { return len(c.Gateways) == 0 && len(c.GatewayClass
 
 // Apply adds or replaces the object that r holds and returns what the change
 // affects. Kinds the index does not hold are ignored (an empty Change and no
-// error). When r.Object does not decode, the index keeps the previous
-// version of the object and Apply returns an error that names it.
+// error); so are objects of a known kind from another API group. Any version
+// of a kind's group is decoded into its v1 Go type: the Gateway API's older
+// versions (v1alpha2 TLSRoute, TCPRoute and UDPRoute, v1alpha3
+// BackendTLSPolicy, v1beta1 ReferenceGrant, ...) share the v1 schema, and the
+// provider publishes them as v1. When r.Object does not decode, the index
+// keeps the previous version of the object and Apply returns an error that
+// names it.
 func (x *Index) Apply(r *busv1.Resource) (Change, error) {
 	k, ok := kinds[r.GetKind()]
 	if !ok || k.group() != r.GetGroup() {

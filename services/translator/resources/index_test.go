@@ -73,7 +73,7 @@ func TestChangesAffectTheRightGateways(t *testing.T) {
 	wantGateways(t, "removing the route", x.Remove(KindHTTPRoute, "app", "r"), gw2)
 	wantGateways(t, "removing a gateway", x.Remove(KindGateway, "infra", "gw1"), gw1)
 	wantGateways(t, "removing the class", x.Remove(KindGatewayClass, "", "gc"), gw2)
-	if c := x.Remove("Secret", "app", "s"); !c.Empty() {
+	if c := x.Remove("Pod", "app", "s"); !c.Empty() {
 		t.Errorf("removing an unknown kind affects %+v", c)
 	}
 }
@@ -101,7 +101,7 @@ func TestLookups(t *testing.T) {
 
 func TestApplyIgnoresAndReports(t *testing.T) {
 	x := NewIndex()
-	if c, err := x.Apply(&busv1.Resource{Kind: "Secret", Name: "s", Object: []byte("{}")}); err != nil || !c.Empty() {
+	if c, err := x.Apply(&busv1.Resource{Kind: "Pod", Namespace: "a", Name: "p", Object: []byte("{}")}); err != nil || !c.Empty() {
 		t.Errorf("unknown kind: %+v, %v; want nothing", c, err)
 	}
 	if c, err := x.Apply(&busv1.Resource{Group: "networking.istio.io", Kind: "Gateway", Namespace: "a", Name: "g", Object: []byte("{}")}); err != nil || !c.Empty() || x.Gateway(nn("a", "g")) != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // kind is how the index stores and relates one kind of object. Adding a kind
-// (GRPCRoute, ReferenceGrant, ...) is one more entry in [kinds].
+// is one more entry in [kinds].
 type kind interface {
 	// group is the API group the kind must come from.
 	group() string
@@ -27,12 +27,20 @@ type kind interface {
 
 // kinds lists every kind the index holds, by the kind of resource keys.
 var kinds = map[string]kind{
-	KindGatewayClass:  gatewayClassKind{},
-	KindGateway:       gatewayKind{},
-	KindHTTPRoute:     httpRouteKind{},
-	KindService:       serviceKind{},
-	KindEndpointSlice: endpointSliceKind{},
-	KindNamespace:     namespaceKind{},
+	KindGatewayClass:     gatewayClassKind{},
+	KindGateway:          gatewayKind{},
+	KindHTTPRoute:        httpRouteKind,
+	KindGRPCRoute:        grpcRouteKind,
+	KindTLSRoute:         tlsRouteKind,
+	KindTCPRoute:         tcpRouteKind,
+	KindUDPRoute:         udpRouteKind,
+	KindReferenceGrant:   referenceGrantKind{},
+	KindBackendTLSPolicy: backendTLSPolicyKind{},
+	KindService:          serviceKind{},
+	KindEndpointSlice:    endpointSliceKind{},
+	KindNamespace:        namespaceKind{},
+	KindSecret:           secretKind{},
+	KindConfigMap:        configMapKind{},
 }
 
 // decode unmarshals r.Object into obj and makes its identity that of the
@@ -50,6 +58,17 @@ func decode(r *busv1.Resource, obj metav1.Object, nn types.NamespacedName) error
 		obj.SetUID(types.UID(r.GetUid()))
 	}
 	return nil
+}
+
+// objectAffects adds the gateways that a Gateway or a route is part of.
+func objectAffects(x *Index, k ObjectKey, c *changeSet) {
+	if k.Kind == KindGateway {
+		c.gateway(k.NamespacedName)
+		return
+	}
+	for _, gw := range x.routesByGateway.targets(k) {
+		c.gateway(gw)
+	}
 }
 
 type gatewayClassKind struct{}
@@ -70,7 +89,7 @@ func (gatewayClassKind) remove(x *Index, nn types.NamespacedName) { delete(x.cla
 func (gatewayClassKind) affected(x *Index, nn types.NamespacedName, c *changeSet) {
 	c.class(nn.Name)
 	for _, gw := range x.gatewaysByClass.sources(nn.Name) {
-		c.gateway(gw)
+		c.gateway(gw.NamespacedName)
 	}
 }
 
@@ -83,43 +102,53 @@ func (gatewayKind) put(x *Index, nn types.NamespacedName, r *busv1.Resource) err
 	if err := decode(r, obj, nn); err != nil {
 		return err
 	}
+	k := key(KindGateway, nn)
 	x.gateways[nn] = obj
-	x.gatewaysByClass.set(nn, []string{string(obj.Spec.GatewayClassName)})
+	x.gatewaysByClass.set(k, []string{string(obj.Spec.GatewayClassName)})
+	secrets := CertificateSecrets(obj)
+	x.secretsByGateway.set(k, secrets)
+	x.crossRefs.set(k, crossNamespace(nn.Namespace, secrets))
 	return nil
 }
 
 func (gatewayKind) remove(x *Index, nn types.NamespacedName) {
+	k := key(KindGateway, nn)
 	delete(x.gateways, nn)
-	x.gatewaysByClass.set(nn, nil)
+	x.gatewaysByClass.set(k, nil)
+	x.secretsByGateway.set(k, nil)
+	x.crossRefs.set(k, nil)
 }
 
 func (gatewayKind) affected(_ *Index, nn types.NamespacedName, c *changeSet) { c.gateway(nn) }
 
-type httpRouteKind struct{}
-
-func (httpRouteKind) group() string { return gatewayv1.GroupName }
-
-func (httpRouteKind) put(x *Index, nn types.NamespacedName, r *busv1.Resource) error {
-	obj := &gatewayv1.HTTPRoute{}
-	if err := decode(r, obj, nn); err != nil {
-		return err
+// CertificateSecrets returns the Secrets the listeners of gw reference as
+// certificates, without duplicates, in order.
+func CertificateSecrets(gw *gatewayv1.Gateway) []types.NamespacedName {
+	var out []types.NamespacedName
+	for _, l := range gw.Spec.Listeners {
+		if l.TLS == nil {
+			continue
+		}
+		for _, ref := range l.TLS.CertificateRefs {
+			if !IsSecretRef(ref.Group, ref.Kind) {
+				continue
+			}
+			out = uniq(out, types.NamespacedName{Namespace: NamespaceOr(ref.Namespace, gw.Namespace), Name: string(ref.Name)})
+		}
 	}
-	x.httpRoutes[nn] = obj
-	x.routesByGateway.set(nn, ParentGateways(nn.Namespace, obj.Spec.ParentRefs))
-	x.routesByService.set(nn, httpRouteServices(obj))
-	return nil
+	return out
 }
 
-func (httpRouteKind) remove(x *Index, nn types.NamespacedName) {
-	delete(x.httpRoutes, nn)
-	x.routesByGateway.set(nn, nil)
-	x.routesByService.set(nn, nil)
-}
-
-func (httpRouteKind) affected(x *Index, nn types.NamespacedName, c *changeSet) {
-	for _, gw := range x.routesByGateway.targets(nn) {
-		c.gateway(gw)
+// crossNamespace returns the namespace pairs of the references from
+// namespace ns to targets in other namespaces.
+func crossNamespace(ns string, targets []types.NamespacedName) []namespacePair {
+	var out []namespacePair
+	for _, t := range targets {
+		if t.Namespace != ns {
+			out = uniq(out, namespacePair{From: ns, To: t.Namespace})
+		}
 	}
+	return out
 }
 
 type serviceKind struct{}
@@ -144,9 +173,7 @@ func (serviceKind) affected(x *Index, nn types.NamespacedName, c *changeSet) {
 // serviceAffects adds the gateways of the routes that send traffic to svc.
 func serviceAffects(x *Index, svc types.NamespacedName, c *changeSet) {
 	for _, route := range x.routesByService.sources(svc) {
-		for _, gw := range x.routesByGateway.targets(route) {
-			c.gateway(gw)
-		}
+		objectAffects(x, route, c)
 	}
 }
 
@@ -164,17 +191,17 @@ func (endpointSliceKind) put(x *Index, nn types.NamespacedName, r *busv1.Resourc
 	if svc := obj.Labels[discoveryv1.LabelServiceName]; svc != "" {
 		services = []types.NamespacedName{{Namespace: nn.Namespace, Name: svc}}
 	}
-	x.slicesByService.set(nn, services)
+	x.slicesByService.set(key(KindEndpointSlice, nn), services)
 	return nil
 }
 
 func (endpointSliceKind) remove(x *Index, nn types.NamespacedName) {
 	delete(x.endpointSlices, nn)
-	x.slicesByService.set(nn, nil)
+	x.slicesByService.set(key(KindEndpointSlice, nn), nil)
 }
 
 func (endpointSliceKind) affected(x *Index, nn types.NamespacedName, c *changeSet) {
-	for _, svc := range x.slicesByService.targets(nn) {
+	for _, svc := range x.slicesByService.targets(key(KindEndpointSlice, nn)) {
 		serviceAffects(x, svc, c)
 	}
 }

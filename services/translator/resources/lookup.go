@@ -41,10 +41,38 @@ func (x *Index) HTTPRoute(nn types.NamespacedName) *gatewayv1.HTTPRoute { return
 // HTTPRoutesFor returns the HTTPRoutes with a parentRef to gateway, sorted by
 // namespace and name.
 func (x *Index) HTTPRoutesFor(gateway types.NamespacedName) []*gatewayv1.HTTPRoute {
-	names := x.routesByGateway.sources(gateway)
-	out := make([]*gatewayv1.HTTPRoute, 0, len(names))
+	return routesFor(x, KindHTTPRoute, x.httpRoutes, gateway)
+}
+
+// GRPCRoutesFor returns the GRPCRoutes with a parentRef to gateway, sorted
+// by namespace and name.
+func (x *Index) GRPCRoutesFor(gateway types.NamespacedName) []*gatewayv1.GRPCRoute {
+	return routesFor(x, KindGRPCRoute, x.grpcRoutes, gateway)
+}
+
+// TLSRoutesFor returns the TLSRoutes with a parentRef to gateway, sorted by
+// namespace and name.
+func (x *Index) TLSRoutesFor(gateway types.NamespacedName) []*gatewayv1.TLSRoute {
+	return routesFor(x, KindTLSRoute, x.tlsRoutes, gateway)
+}
+
+// TCPRoutesFor returns the TCPRoutes with a parentRef to gateway, sorted by
+// namespace and name.
+func (x *Index) TCPRoutesFor(gateway types.NamespacedName) []*gatewayv1.TCPRoute {
+	return routesFor(x, KindTCPRoute, x.tcpRoutes, gateway)
+}
+
+// UDPRoutesFor returns the UDPRoutes with a parentRef to gateway, sorted by
+// namespace and name.
+func (x *Index) UDPRoutesFor(gateway types.NamespacedName) []*gatewayv1.UDPRoute {
+	return routesFor(x, KindUDPRoute, x.udpRoutes, gateway)
+}
+
+func routesFor[R any](x *Index, kind string, objects map[types.NamespacedName]*R, gateway types.NamespacedName) []*R {
+	names := x.routesByGateway.sourcesOf(kind, gateway)
+	out := make([]*R, 0, len(names))
 	for _, nn := range names {
-		out = append(out, x.httpRoutes[nn])
+		out = append(out, objects[nn])
 	}
 	return out
 }
@@ -55,7 +83,7 @@ func (x *Index) Service(nn types.NamespacedName) *corev1.Service { return x.serv
 // EndpointSlicesFor returns the EndpointSlices of the Service nn (by their
 // kubernetes.io/service-name label), sorted by name.
 func (x *Index) EndpointSlicesFor(service types.NamespacedName) []*discoveryv1.EndpointSlice {
-	names := x.slicesByService.sources(service)
+	names := x.slicesByService.sourcesOf(KindEndpointSlice, service)
 	out := make([]*discoveryv1.EndpointSlice, 0, len(names))
 	for _, nn := range names {
 		out = append(out, x.endpointSlices[nn])
@@ -65,6 +93,34 @@ func (x *Index) EndpointSlicesFor(service types.NamespacedName) []*discoveryv1.E
 
 // Namespace returns the Namespace name, or nil.
 func (x *Index) Namespace(name string) *corev1.Namespace { return x.namespaces[name] }
+
+// Secret returns the Secret nn, or nil.
+func (x *Index) Secret(nn types.NamespacedName) *corev1.Secret { return x.secrets[nn] }
+
+// ConfigMap returns the ConfigMap nn, or nil.
+func (x *Index) ConfigMap(nn types.NamespacedName) *corev1.ConfigMap { return x.configMaps[nn] }
+
+// ReferenceGrantsIn returns the ReferenceGrants of namespace ns, sorted by
+// name.
+func (x *Index) ReferenceGrantsIn(ns string) []*gatewayv1.ReferenceGrant {
+	names := x.grantsByNamespace.sourcesOf(KindReferenceGrant, ns)
+	out := make([]*gatewayv1.ReferenceGrant, 0, len(names))
+	for _, nn := range names {
+		out = append(out, x.grants[nn])
+	}
+	return out
+}
+
+// BackendTLSPoliciesFor returns the BackendTLSPolicies that target the
+// Service nn, sorted by name.
+func (x *Index) BackendTLSPoliciesFor(service types.NamespacedName) []*gatewayv1.BackendTLSPolicy {
+	names := x.policiesByService.sourcesOf(KindBackendTLSPolicy, service)
+	out := make([]*gatewayv1.BackendTLSPolicy, 0, len(names))
+	for _, nn := range names {
+		out = append(out, x.policies[nn])
+	}
+	return out
+}
 
 // ParentGateways returns the Gateways that parentRefs of an object in
 // namespace name, without duplicates, in order. References to other kinds of
@@ -92,18 +148,10 @@ func IsServiceRef(group *gatewayv1.Group, kind *gatewayv1.Kind) bool {
 	return orDefault(group, corev1.GroupName) == corev1.GroupName && orDefault(kind, KindService) == KindService
 }
 
-// httpRouteServices returns the Services a route's backendRefs name.
-func httpRouteServices(route *gatewayv1.HTTPRoute) []types.NamespacedName {
-	var out []types.NamespacedName
-	for _, rule := range route.Spec.Rules {
-		for _, ref := range rule.BackendRefs {
-			if !IsServiceRef(ref.Group, ref.Kind) {
-				continue
-			}
-			out = uniq(out, types.NamespacedName{Namespace: NamespaceOr(ref.Namespace, route.Namespace), Name: string(ref.Name)})
-		}
-	}
-	return out
+// IsSecretRef reports whether a certificate reference of this group and
+// kind names a core Secret (the default).
+func IsSecretRef(group *gatewayv1.Group, kind *gatewayv1.Kind) bool {
+	return orDefault(group, corev1.GroupName) == corev1.GroupName && orDefault(kind, KindSecret) == KindSecret
 }
 
 // orDefault returns *p, or def when p is nil. An explicit empty group is the

@@ -1,25 +1,42 @@
 package resources
 
 import (
+	"cmp"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
 )
 
+// ObjectKey names one object of the index: its kind (as in resource keys),
+// namespace and name.
+type ObjectKey struct {
+	Kind string
+	types.NamespacedName
+}
+
+// key returns the ObjectKey of the object kind namespace/name.
+func key(kind string, nn types.NamespacedName) ObjectKey {
+	return ObjectKey{Kind: kind, NamespacedName: nn}
+}
+
+// namespacePair is a reference from an object in namespace From to an
+// object in namespace To: what a ReferenceGrant in To may allow.
+type namespacePair struct{ From, To string }
+
 // refIndex is a reverse index: for each target, the objects that refer to it.
 // It remembers what each object referred to so that replacing or removing
 // the object drops its old references.
 type refIndex[T comparable] struct {
-	by   map[T]map[types.NamespacedName]struct{}
-	from map[types.NamespacedName][]T
+	by   map[T]map[ObjectKey]struct{}
+	from map[ObjectKey][]T
 }
 
 func newRefIndex[T comparable]() refIndex[T] {
-	return refIndex[T]{by: map[T]map[types.NamespacedName]struct{}{}, from: map[types.NamespacedName][]T{}}
+	return refIndex[T]{by: map[T]map[ObjectKey]struct{}{}, from: map[ObjectKey][]T{}}
 }
 
 // set replaces the targets src refers to; nil targets removes src.
-func (r refIndex[T]) set(src types.NamespacedName, targets []T) {
+func (r refIndex[T]) set(src ObjectKey, targets []T) {
 	for _, t := range r.from[src] {
 		s := r.by[t]
 		delete(s, src)
@@ -35,41 +52,47 @@ func (r refIndex[T]) set(src types.NamespacedName, targets []T) {
 	for _, t := range targets {
 		s := r.by[t]
 		if s == nil {
-			s = map[types.NamespacedName]struct{}{}
+			s = map[ObjectKey]struct{}{}
 			r.by[t] = s
 		}
 		s[src] = struct{}{}
 	}
 }
 
-// sources returns the objects that refer to t, sorted by namespace and name.
-func (r refIndex[T]) sources(t T) []types.NamespacedName {
+// sources returns the objects that refer to t, sorted by kind, namespace
+// and name.
+func (r refIndex[T]) sources(t T) []ObjectKey {
 	s := r.by[t]
-	out := make([]types.NamespacedName, 0, len(s))
-	for nn := range s {
-		out = append(out, nn)
+	out := make([]ObjectKey, 0, len(s))
+	for k := range s {
+		out = append(out, k)
+	}
+	slices.SortFunc(out, compareKeys)
+	return out
+}
+
+// sourcesOf returns the names of the objects of kind that refer to t,
+// sorted by namespace and name.
+func (r refIndex[T]) sourcesOf(kind string, t T) []types.NamespacedName {
+	var out []types.NamespacedName
+	for k := range r.by[t] {
+		if k.Kind == kind {
+			out = append(out, k.NamespacedName)
+		}
 	}
 	slices.SortFunc(out, compareNames)
 	return out
 }
 
 // targets returns what src refers to; the slice is owned by the index.
-func (r refIndex[T]) targets(src types.NamespacedName) []T { return r.from[src] }
+func (r refIndex[T]) targets(src ObjectKey) []T { return r.from[src] }
+
+func compareKeys(a, b ObjectKey) int {
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), compareNames(a.NamespacedName, b.NamespacedName))
+}
 
 func compareNames(a, b types.NamespacedName) int {
-	if a.Namespace != b.Namespace {
-		if a.Namespace < b.Namespace {
-			return -1
-		}
-		return 1
-	}
-	switch {
-	case a.Name < b.Name:
-		return -1
-	case a.Name > b.Name:
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 }
 
 // uniq appends t to s unless s already holds it; reference lists are short.
