@@ -67,7 +67,7 @@ func Snapshot(gw *irv1.Gateway) (*busv1.XdsSnapshot, error) {
 	if err := validate(res); err != nil {
 		return nil, err
 	}
-	return pack(NodeCluster(gw), res)
+	return packWithProxyless(gw, res)
 }
 
 // validatable is what every go-control-plane resource implements.

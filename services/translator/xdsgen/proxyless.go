@@ -1,0 +1,147 @@
+package xdsgen
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	"github.com/envoyproxy/go-control-plane/pkg/cache/types"
+	cachev3 "github.com/envoyproxy/go-control-plane/pkg/cache/v3"
+	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
+)
+
+// ProxylessListeners returns the API listeners that proxyless gRPC clients
+// of the gateway are served instead of the Envoy listeners, sorted by name.
+//
+// A gRPC client that dials "xds:///<hostname>" asks for the listener named
+// exactly "<hostname>" and picks, in that listener's routes, the virtual
+// host whose domain matches "<hostname>". So there is one API listener per
+// exact hostname of the gateway's virtual hosts, named like the hostname
+// with no port, whose connection manager takes its routes over ADS from the
+// RouteConfiguration of the IR listener that holds the virtual host: the
+// same RouteConfiguration, clusters and endpoints Envoy is served. The
+// connection manager holds only the router filter (gRPC requires it, and
+// NACKs HTTP filters it does not know).
+//
+// A hostname served on several ports (one IR listener per port) gets the
+// listener of the lowest port. Wildcard virtual hosts ("*",
+// "*.example.com") get no API listener: a gRPC client asks for the listener
+// of the one name it dials, and only exact names are known in advance.
+func ProxylessListeners(gw *irv1.Gateway) ([]*listenerv3.Listener, error) {
+	router, err := anypb.New(&routerv3.Router{})
+	if err != nil {
+		return nil, fmt.Errorf("proxyless listeners: router filter: %w", err)
+	}
+	seen := map[string]bool{}
+	var out []*listenerv3.Listener
+	for _, l := range gw.GetListeners() { // sorted by port
+		for _, vh := range l.GetVirtualHosts() {
+			host := vh.GetHostname()
+			if host == "" || strings.Contains(host, "*") || seen[host] {
+				continue
+			}
+			seen[host] = true
+			lis, err := apiListener(host, l.GetName(), router)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, lis)
+		}
+	}
+	sortByName(out)
+	return out, nil
+}
+
+// apiListener is the API listener named host whose routes are the
+// RouteConfiguration routeConfig.
+func apiListener(host, routeConfig string, router *anypb.Any) (*listenerv3.Listener, error) {
+	manager := &hcmv3.HttpConnectionManager{
+		StatPrefix: host,
+		RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{Rds: &hcmv3.Rds{
+			ConfigSource:    adsSource(),
+			RouteConfigName: routeConfig,
+		}},
+		HttpFilters: []*hcmv3.HttpFilter{{
+			Name:       "envoy.filters.http.router",
+			ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: router},
+		}},
+	}
+	if err := manager.ValidateAll(); err != nil {
+		return nil, fmt.Errorf("%w: proxyless listener %s: http connection manager: %v", ErrInvalid, host, err)
+	}
+	a, err := anypb.New(manager)
+	if err != nil {
+		return nil, fmt.Errorf("proxyless listener %s: http connection manager: %w", host, err)
+	}
+	return &listenerv3.Listener{Name: host, ApiListener: &listenerv3.ApiListener{ApiListener: a}}, nil
+}
+
+func sortByName(ls []*listenerv3.Listener) {
+	slices.SortFunc(ls, func(a, b *listenerv3.Listener) int { return cmp.Compare(a.GetName(), b.GetName()) })
+}
+
+// packWithProxyless packs the gateway's resources (see [Snapshot]) and its
+// [ProxylessListeners]. Every API listener must pass ValidateAll and name a
+// RouteConfiguration of res. When the gateway has API listeners, the
+// snapshot's version is a hash of the resources' version and the listeners,
+// so that a change of either is a new version; otherwise it is the
+// resources' version.
+func packWithProxyless(gw *irv1.Gateway, res map[resourcev3.Type][]types.Resource) (*busv1.XdsSnapshot, error) {
+	listeners, err := ProxylessListeners(gw)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateProxyless(listeners, res); err != nil {
+		return nil, err
+	}
+	snap, err := pack(NodeCluster(gw), res)
+	if err != nil || len(listeners) == 0 {
+		return snap, err
+	}
+	h := sha256.New()
+	hashField(h, []byte(snap.GetVersion()))
+	opts := proto.MarshalOptions{Deterministic: true}
+	for _, l := range listeners {
+		a := &anypb.Any{}
+		if err := anypb.MarshalFrom(a, l, opts); err != nil {
+			return nil, fmt.Errorf("%w: marshal proxyless listener %s: %v", ErrInvalid, l.GetName(), err)
+		}
+		hashField(h, a.Value)
+		snap.ProxylessListeners = append(snap.ProxylessListeners, a)
+	}
+	snap.Version = hex.EncodeToString(h.Sum(nil)[:16])
+	return snap, nil
+}
+
+// validateProxyless checks every API listener with ValidateAll, and that
+// the RouteConfiguration it names is in res.
+func validateProxyless(listeners []*listenerv3.Listener, res map[resourcev3.Type][]types.Resource) error {
+	routes := map[string]bool{}
+	for _, r := range res[resourcev3.RouteType] {
+		routes[cachev3.GetResourceName(r)] = true
+	}
+	for _, l := range listeners {
+		if err := l.ValidateAll(); err != nil {
+			return fmt.Errorf("%w: proxyless listener %s: %v", ErrInvalid, l.GetName(), err)
+		}
+		manager := &hcmv3.HttpConnectionManager{}
+		if err := l.GetApiListener().GetApiListener().UnmarshalTo(manager); err != nil {
+			return fmt.Errorf("%w: proxyless listener %s: %v", ErrInvalid, l.GetName(), err)
+		}
+		if name := manager.GetRds().GetRouteConfigName(); !routes[name] {
+			return fmt.Errorf("%w: proxyless listener %s names route configuration %q, which does not exist", ErrInvalid, l.GetName(), name)
+		}
+	}
+	return nil
+}
