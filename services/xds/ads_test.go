@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	rpcstatus "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
@@ -29,6 +30,12 @@ type adsStream struct {
 // with version: "" for a new client, the last version it applied for a
 // client that reconnects. The stream ends with the test.
 func openADS(t *testing.T, conn grpc.ClientConnInterface, nodeCluster, typeURL, version string, names ...string) *adsStream {
+	t.Helper()
+	return openADSAs(t, conn, node(nodeCluster), typeURL, version, names...)
+}
+
+// openADSAs is openADS for any node.
+func openADSAs(t *testing.T, conn grpc.ClientConnInterface, n *core.Node, typeURL, version string, names ...string) *adsStream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stream, err := discovery.NewAggregatedDiscoveryServiceClient(conn).StreamAggregatedResources(ctx)
@@ -61,7 +68,7 @@ func openADS(t *testing.T, conn grpc.ClientConnInterface, nodeCluster, typeURL, 
 		<-done
 	})
 	s.names = names
-	s.send(t, &discovery.DiscoveryRequest{Node: node(nodeCluster), TypeUrl: typeURL, VersionInfo: version, ResourceNames: names})
+	s.send(t, &discovery.DiscoveryRequest{Node: n, TypeUrl: typeURL, VersionInfo: version, ResourceNames: names})
 	return s
 }
 

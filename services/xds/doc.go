@@ -6,7 +6,8 @@
 // The service reads only the <sys>-xds bucket. Its key is
 // <namespace>.<gateway> ([bus.GatewayKey]) and its value a
 // busv1.XdsSnapshot, written by the translator: the gateway's node cluster,
-// a version, and its resources by type URL as Any. Each value is decoded
+// a version, its resources by type URL as Any, and the API listeners of
+// its proxyless gRPC clients (see below). Each value is decoded
 // into a go-control-plane snapshot: every resource must be of a served type
 // (listener, route, cluster, endpoint, secret, ...), have a unique name
 // within its type and pass ValidateAll, and the snapshot must be
@@ -18,17 +19,36 @@
 // key replaces the gateway's snapshot with an empty one (every served type
 // present, with no resources) at the version "deleted", so its connected
 // Envoys drop the gateway's listeners, routes and clusters, and Envoys that
-// connect later get nothing to serve.
+// connect later get nothing to serve; so does its proxyless snapshot.
 //
 // # Serving
 //
 // One gRPC port (GATEWIRE_XDS_ADDRESS) serves ADS and the per-type services
-// (LDS, RDS, CDS, EDS, SDS), each state-of-the-world and delta, all from one
-// go-control-plane snapshot cache in ADS mode. The cache is keyed by
-// node.cluster: an Envoy whose node.cluster is <namespace>/<gateway> gets
+// (LDS, RDS, CDS, EDS, SDS), each state-of-the-world and delta, from
+// go-control-plane snapshot caches. Envoys are served from a cache in ADS
+// mode keyed by node.cluster: an Envoy whose node.cluster is <namespace>/<gateway> gets
 // that gateway's snapshot, shared by all Envoys of the gateway. A node with
 // an empty cluster is refused with InvalidArgument; a node whose cluster has
 // no snapshot waits until one arrives.
+//
+// # Proxyless gRPC clients
+//
+// A node whose metadata has [ProxylessMetadataKey] ("gatewire.dev/proxyless")
+// set to true is a proxyless gRPC client of the gateway its node.cluster
+// names. It is served the gateway's proxyless snapshot: the API listeners
+// of the bus value's proxyless_listeners instead of the Envoy listeners,
+// and the same routes, clusters, endpoints and secrets, at the same
+// version. The translator names an API listener like the hostname a client
+// dials (xds:///<hostname>, no port). The proxyless snapshots are in a
+// second cache, keyed <namespace>/<gateway>/proxyless, that is not in ADS
+// mode: a gRPC client names only the resources its channels use, and is
+// answered with those that exist; a listener or cluster it names that is
+// gone is left out of the answer, which tells the client it was removed.
+// A value whose API listeners do not decode, fail ValidateAll, are not
+// api_listeners, or name a route configuration the value does not hold, is
+// rejected as a whole, like any bad value. NACKs of proxyless clients are
+// held, counted and reported like those of Envoys, under the gateway of
+// their node.cluster.
 //
 // The service keeps no state of its own: a new replica reads the bucket and
 // serves the same snapshots. When NATS is away the cache keeps serving the

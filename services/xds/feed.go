@@ -126,17 +126,37 @@ func (f *feed) apply(ctx context.Context, e *bus.Entry) {
 		f.reject(ctx, e, nodeCluster, err)
 		return
 	}
-	err = f.cache.SetSnapshot(e.Context(ctx), nodeCluster, snap)
-	f.served[e.Key] = nodeCluster // held by the cache even when err is set
+	proxyless, err := decodeProxyless(x, snap)
 	if err != nil {
-		// The cache stored the snapshot but could not answer every open
-		// watch: ctx ended (the service is stopping) or it could not hash
-		// the resources for delta clients.
-		f.log.Warn("snapshot not delivered to all watches", "gateway", nodeCluster, "error", err)
+		f.reject(ctx, e, nodeCluster, err)
+		return
+	}
+	f.served[e.Key] = nodeCluster // held by the cache even when setting fails
+	if !f.set(e.Context(ctx), nodeCluster, snap, proxyless) {
 		return
 	}
 	f.log.Info("snapshot set", "gateway", nodeCluster, "version", x.GetVersion(),
-		"source_revision", x.GetSourceRevision(), "revision", e.Revision)
+		"source_revision", x.GetSourceRevision(), "revision", e.Revision,
+		"proxyless_listeners", len(x.GetProxylessListeners()))
+}
+
+// set stores a gateway's snapshot for its Envoys and its proxyless
+// snapshot, and reports whether both were delivered to every open watch.
+// The cache stores a snapshot even when it cannot answer every watch: ctx
+// ended (the service is stopping) or it could not hash the resources for
+// delta clients.
+func (f *feed) set(ctx context.Context, nodeCluster string, envoy, proxyless cache.ResourceSnapshot) bool {
+	ok := true
+	for _, s := range []struct {
+		key  string
+		snap cache.ResourceSnapshot
+	}{{nodeCluster, envoy}, {proxylessKey(nodeCluster), proxyless}} {
+		if err := f.cache.SetSnapshot(ctx, s.key, s.snap); err != nil {
+			f.log.Warn("snapshot not delivered to all watches", "gateway", nodeCluster, "key", s.key, "error", err)
+			ok = false
+		}
+	}
+	return ok
 }
 
 // remove replaces a deleted gateway's snapshot with the empty snapshot, at
@@ -145,12 +165,11 @@ func (f *feed) apply(ctx context.Context, e *bus.Entry) {
 // instead would leave connected Envoys with their old configuration.
 func (f *feed) remove(ctx context.Context, key, nodeCluster string) {
 	delete(f.served, key)
-	err := f.cache.SetSnapshot(ctx, nodeCluster, emptySnapshot())
+	ok := f.set(ctx, nodeCluster, emptySnapshot(), emptySnapshot())
 	// After the snapshot changed: a NACK of the old version seen before it
 	// is forgotten, one seen after it is not recorded.
 	f.dataPlane.removed(nodeCluster)
-	if err != nil {
-		f.log.Warn("empty snapshot not delivered to all watches", "gateway", nodeCluster, "error", err)
+	if !ok {
 		return
 	}
 	f.log.Info("snapshot emptied: gateway deleted", "gateway", nodeCluster, "key", key, "version", deletedVersion)

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/envoyproxy/go-control-plane/pkg/cache/v3"
 	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric/noop"
@@ -84,7 +83,7 @@ func badValues(t *testing.T) []badValue {
 	noVersion := sample("")
 	otherCluster := xdstest.Sample("ns/other", "v7")
 
-	return []badValue{
+	return append([]badValue{
 		{name: "inconsistent", gateway: gateway, value: noRoutes, logs: "inconsistent"},
 		{name: "invalid resource", gateway: gateway, value: invalid, logs: "ConnectTimeout"},
 		{name: "undecodable any", gateway: gateway, value: garbage, logs: "resource 0"},
@@ -94,7 +93,7 @@ func badValues(t *testing.T) []badValue {
 		{name: "node cluster of another key", gateway: gateway, value: otherCluster, logs: "does not match the key"},
 		{name: "not a snapshot", gateway: gateway, value: &busv1.Proxy{Name: "gw"}, logs: "want an XdsSnapshot"},
 		{name: "bad key", key: "ns.gw.extra", gateway: "", value: sample("v8"), logs: "gateway key"},
-	}
+	}, badProxylessValues(t)...)
 }
 
 func mustSnapshot(t *testing.T, version string, resources ...proto.Message) *busv1.XdsSnapshot {
@@ -113,7 +112,7 @@ func TestReopenedWatchEmptiesDeleted(t *testing.T) {
 	b := bustest.New(t)
 	f := &feed{
 		bus:      b,
-		cache:    cache.NewSnapshotCache(true, clusterHash{}, cacheLogger{slog.New(slog.DiscardHandler)}),
+		cache:    newSplitCache(cacheLogger{slog.New(slog.DiscardHandler)}),
 		log:      slog.New(slog.DiscardHandler),
 		rejected: noop.Int64Counter{},
 		served:   map[string]string{},

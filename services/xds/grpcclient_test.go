@@ -10,9 +10,6 @@ import (
 	"testing"
 	"time"
 
-	listener "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	route "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	router "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
 	hcm "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -52,7 +49,8 @@ func TestGRPCClientProcess(t *testing.T) {
 }
 
 // startGRPCClient runs gRPC-Go's xDS client in a child process against the
-// xDS server at addr, as a node of nodeCluster, until the test ends. Its
+// xDS server at addr, as a proxyless node of nodeCluster, until the test
+// ends. Its
 // output is logged when the test fails.
 func startGRPCClient(t *testing.T, addr, nodeCluster string) {
 	t.Helper()
@@ -62,7 +60,10 @@ func startGRPCClient(t *testing.T, addr, nodeCluster string) {
 			"channel_creds":   []any{map[string]string{"type": "insecure"}},
 			"server_features": []string{"xds_v3"},
 		}},
-		"node": map[string]string{"id": "grpc-client", "cluster": nodeCluster},
+		"node": map[string]any{
+			"id": "grpc-client", "cluster": nodeCluster,
+			"metadata": map[string]any{ProxylessMetadataKey: true},
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -103,37 +104,21 @@ func startGRPCClient(t *testing.T, addr, nodeCluster string) {
 	})
 }
 
-// grpcSnapshot is a snapshot for gRPC-Go's xDS client: an API listener
-// named grpcListener with its routes inline, and the sample cluster and
-// endpoints. gRPC NACKs the listener when xffHops is not 0 (gRFC A41).
+// grpcSnapshot is the sample snapshot with an API listener for gRPC-Go's
+// xDS client, named grpcListener, that takes the sample routes over ADS.
+// gRPC NACKs the listener when xffHops is not 0 (gRFC A41).
 func grpcSnapshot(t *testing.T, version string, xffHops uint32) *busv1.XdsSnapshot {
 	t.Helper()
-	manager := &hcm.HttpConnectionManager{
-		StatPrefix:        grpcListener,
-		XffNumTrustedHops: xffHops,
-		RouteSpecifier: &hcm.HttpConnectionManager_RouteConfig{RouteConfig: &route.RouteConfiguration{
-			Name: grpcListener,
-			VirtualHosts: []*route.VirtualHost{{
-				Name:    grpcListener,
-				Domains: []string{"*"},
-				Routes: []*route.Route{{
-					Match: &route.RouteMatch{PathSpecifier: &route.RouteMatch_Prefix{Prefix: "/"}},
-					Action: &route.Route_Route{Route: &route.RouteAction{
-						ClusterSpecifier: &route.RouteAction_Cluster{Cluster: xdstest.ClusterName},
-					}},
-				}},
-			}},
-		}},
-		HttpFilters: []*hcm.HttpFilter{{
-			Name:       "envoy.filters.http.router",
-			ConfigType: &hcm.HttpFilter_TypedConfig{TypedConfig: mustAny(t, &router.Router{})},
-		}},
+	x := xdstest.Sample(gateway, version)
+	api := xdstest.APIListener(grpcListener, xdstest.RouteName)
+	manager := &hcm.HttpConnectionManager{}
+	if err := api.GetApiListener().GetApiListener().UnmarshalTo(manager); err != nil {
+		t.Fatal(err)
 	}
-	return mustSnapshot(t, version,
-		&listener.Listener{Name: grpcListener, ApiListener: &listener.ApiListener{ApiListener: mustAny(t, manager)}},
-		xdstest.Cluster(xdstest.ClusterName),
-		xdstest.LoadAssignment(xdstest.ClusterName, "127.0.0.1", xdstest.BackendPort),
-	)
+	manager.XffNumTrustedHops = xffHops
+	api.ApiListener.ApiListener = mustAny(t, manager)
+	x.ProxylessListeners = []*anypb.Any{mustAny(t, api)}
+	return x
 }
 
 func mustAny(t *testing.T, m proto.Message) *anypb.Any {

@@ -19,9 +19,10 @@ import (
 // quiet is how long a test waits to see that nothing more arrives.
 const quiet = time.Second
 
-// TestGRPCClientNACK serves gRPC-Go's xDS client a listener it rejects,
-// checks that the rejection is not resent, and that it is reported in the
-// status bucket until a fixed version is ACKed.
+// TestGRPCClientNACK serves gRPC-Go's xDS client, as a proxyless node, an
+// API listener it rejects, checks that the rejection is not resent, and
+// that it is reported in the status bucket until a fixed version is ACKed,
+// with its routes, cluster and endpoints.
 func TestGRPCClientNACK(t *testing.T) {
 	h := start(t, bustest.New(t))
 	h.put(t, gatewayKey, grpcSnapshot(t, "v1", 1))
@@ -46,9 +47,11 @@ func TestGRPCClientNACK(t *testing.T) {
 	checkNotProgrammed(t, st)
 
 	h.put(t, gatewayKey, grpcSnapshot(t, "v2", 0))
-	waitFor(t, "gRPC's ACK of v2", func() bool {
-		return h.count(t, "gatewire_xds_acks_total", attrs(gateway, "v2", resource.ListenerType)...) > 0
-	})
+	for _, typeURL := range []string{resource.ListenerType, resource.RouteType, resource.ClusterType, resource.EndpointType} {
+		waitFor(t, "gRPC's ACK of v2 of "+typeURL, func() bool {
+			return h.count(t, "gatewire_xds_acks_total", attrs(gateway, "v2", typeURL)...) > 0
+		})
+	}
 	h.waitNoStatus(t)
 }
 

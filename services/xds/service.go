@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	clusterservice "github.com/envoyproxy/go-control-plane/envoy/service/cluster/v3"
 	discoverygrpc "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	endpointservice "github.com/envoyproxy/go-control-plane/envoy/service/endpoint/v3"
@@ -99,7 +98,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	if err != nil {
 		return nil, err
 	}
-	snapshots := cache.NewSnapshotCache(true, clusterHash{}, cacheLogger{log})
+	snapshots := newSplitCache(cacheLogger{log})
 	dp := newDataPlane(b, log, replica, servedVersion(snapshots))
 	meter := o.meters.Meter(meterName)
 	cb, err := newCallbacks(log, meter, dp)
@@ -208,7 +207,7 @@ func (s *Service) grpcServer(ctx context.Context) *grpc.Server {
 			PermitWithoutStream: true,
 		}),
 	)
-	watcher := holdingCache{SnapshotCache: s.cache, hash: clusterHash{}}
+	watcher := holdingCache{SnapshotCache: s.cache, hash: nodeHash{}}
 	xds := server.NewServer(ctx, watcher, s.callbacks, sotw.WithLogger(cacheLogger{s.log}))
 	discoverygrpc.RegisterAggregatedDiscoveryServiceServer(g, xds)
 	listenerservice.RegisterListenerDiscoveryServiceServer(g, xds)
@@ -238,15 +237,9 @@ func (s *Service) stop(g *grpc.Server) {
 	}
 }
 
-// clusterHash keys the snapshot cache by node.cluster: all Envoys of a
-// gateway share its snapshot. A node without a cluster maps to "", which
-// never has a snapshot (and the callbacks refuse it first).
-type clusterHash struct{}
-
-func (clusterHash) ID(node *core.Node) string { return node.GetCluster() }
-
-// servedVersion reads the version of a type that c serves to a gateway; ""
-// when it has no snapshot for the gateway.
+// servedVersion reads the version of a type that c serves to a gateway's
+// Envoys; "" when it has no snapshot for the gateway. Its proxyless
+// clients are served the same version.
 func servedVersion(c cache.SnapshotCache) func(gateway, typeURL string) string {
 	return func(gateway, typeURL string) string {
 		snap, err := c.GetSnapshot(gateway)

@@ -8,7 +8,8 @@
 // snapshot is consistent in the sense of go-control-plane's
 // cache.Snapshot.Consistent. Tests that need a variant build the resources
 // with [Listener], [RouteConfig], [Cluster] and [LoadAssignment] and pack
-// them with [Snapshot].
+// them with [Snapshot]; [APIListener] builds what proxyless gRPC clients
+// are served instead of listeners.
 package xdstest
 
 import (
@@ -29,6 +30,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
@@ -102,17 +104,7 @@ func ads() *core.ConfigSource {
 // takes the route configuration routeName over ADS and ends in the router
 // filter.
 func Listener(name string, port uint32, routeName string) *listener.Listener {
-	manager := &hcm.HttpConnectionManager{
-		StatPrefix: name,
-		RouteSpecifier: &hcm.HttpConnectionManager_Rds{Rds: &hcm.Rds{
-			ConfigSource:    ads(),
-			RouteConfigName: routeName,
-		}},
-		HttpFilters: []*hcm.HttpFilter{{
-			Name:       "envoy.filters.http.router",
-			ConfigType: &hcm.HttpFilter_TypedConfig{TypedConfig: mustAny(&router.Router{})},
-		}},
-	}
+	manager := connectionManager(name, routeName)
 	return &listener.Listener{
 		Name: name,
 		Address: &core.Address{Address: &core.Address_SocketAddress{SocketAddress: &core.SocketAddress{
@@ -124,6 +116,33 @@ func Listener(name string, port uint32, routeName string) *listener.Listener {
 				Name:       "envoy.filters.network.http_connection_manager",
 				ConfigType: &listener.Filter_TypedConfig{TypedConfig: mustAny(manager)},
 			}},
+		}},
+	}
+}
+
+// APIListener is a listener for proxyless gRPC clients (an XdsSnapshot's
+// proxyless_listeners): an api_listener named name whose connection
+// manager takes the route configuration routeName over ADS and holds only
+// the router filter.
+func APIListener(name, routeName string) *listener.Listener {
+	return &listener.Listener{
+		Name:        name,
+		ApiListener: &listener.ApiListener{ApiListener: mustAny(connectionManager(name, routeName))},
+	}
+}
+
+// connectionManager takes the route configuration routeName over ADS and
+// ends in the router filter.
+func connectionManager(statPrefix, routeName string) *hcm.HttpConnectionManager {
+	return &hcm.HttpConnectionManager{
+		StatPrefix: statPrefix,
+		RouteSpecifier: &hcm.HttpConnectionManager_Rds{Rds: &hcm.Rds{
+			ConfigSource:    ads(),
+			RouteConfigName: routeName,
+		}},
+		HttpFilters: []*hcm.HttpFilter{{
+			Name:       "envoy.filters.http.router",
+			ConfigType: &hcm.HttpFilter_TypedConfig{TypedConfig: mustAny(&router.Router{})},
 		}},
 	}
 }
@@ -157,11 +176,15 @@ func Cluster(name string) *cluster.Cluster {
 }
 
 // LoadAssignment is the ClusterLoadAssignment of clusterName with one
-// endpoint at host:port.
+// endpoint at host:port, in one locality of weight 1, as the translator
+// writes it (gRPC's xDS client rejects a locality without a name and
+// ignores one of weight 0).
 func LoadAssignment(clusterName, host string, port uint32) *endpoint.ClusterLoadAssignment {
 	return &endpoint.ClusterLoadAssignment{
 		ClusterName: clusterName,
 		Endpoints: []*endpoint.LocalityLbEndpoints{{
+			Locality:            &core.Locality{},
+			LoadBalancingWeight: wrapperspb.UInt32(1),
 			LbEndpoints: []*endpoint.LbEndpoint{{
 				HostIdentifier: &endpoint.LbEndpoint_Endpoint{Endpoint: &endpoint.Endpoint{
 					Address: &core.Address{Address: &core.Address_SocketAddress{SocketAddress: &core.SocketAddress{

@@ -1,0 +1,71 @@
+package xds
+
+import (
+	"fmt"
+
+	listener "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	hcm "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	"github.com/envoyproxy/go-control-plane/pkg/cache/types"
+	"github.com/envoyproxy/go-control-plane/pkg/cache/v3"
+	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
+
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+)
+
+// decodeProxyless builds the snapshot of a gateway's proxyless gRPC
+// clients: its API listeners (proxyless_listeners) instead of the Envoy
+// listeners, and the routes, clusters, endpoints and secrets of envoy, the
+// gateway's Envoy snapshot decoded from the same value, at the same
+// version. Every API listener must decode, pass ValidateAll, have a unique
+// name, and be an api_listener whose connection manager takes its routes
+// inline or from a RouteConfiguration of the snapshot. (go-control-plane's
+// Consistent does not look into API listeners.)
+func decodeProxyless(x *busv1.XdsSnapshot, envoy *cache.Snapshot) (*cache.Snapshot, error) {
+	listeners, err := decodeTyped(&busv1.TypedResources{TypeUrl: resource.ListenerType, Resources: x.GetProxylessListeners()})
+	if err != nil {
+		return nil, fmt.Errorf("proxyless listeners: %w", err)
+	}
+	routes := envoy.GetResources(resource.RouteType)
+	for _, l := range listeners {
+		if err := checkAPIListener(l.(*listener.Listener), routes); err != nil {
+			return nil, fmt.Errorf("proxyless listener %q: %w", cache.GetResourceName(l), err)
+		}
+	}
+	byType := make(map[resource.Type][]types.Resource, len(servedTypes))
+	for _, t := range servedTypes {
+		if t == resource.ListenerType {
+			byType[t] = listeners
+			continue
+		}
+		rs := envoy.GetResources(t)
+		byType[t] = make([]types.Resource, 0, len(rs))
+		for _, r := range rs {
+			byType[t] = append(byType[t], r)
+		}
+	}
+	return cache.NewSnapshot(x.GetVersion(), byType)
+}
+
+// checkAPIListener checks that l is an API listener whose HTTP connection
+// manager's routes are inline or among routes.
+func checkAPIListener(l *listener.Listener, routes map[string]types.Resource) error {
+	a := l.GetApiListener().GetApiListener()
+	if a == nil {
+		return fmt.Errorf("not an api_listener")
+	}
+	m := &hcm.HttpConnectionManager{}
+	if err := a.UnmarshalTo(m); err != nil {
+		return fmt.Errorf("api_listener: %w", err)
+	}
+	if err := m.ValidateAll(); err != nil {
+		return fmt.Errorf("api_listener: %w", err)
+	}
+	if m.GetRouteConfig() != nil {
+		return nil
+	}
+	name := m.GetRds().GetRouteConfigName()
+	if _, ok := routes[name]; !ok {
+		return fmt.Errorf("names route configuration %q, which the snapshot does not hold", name)
+	}
+	return nil
+}

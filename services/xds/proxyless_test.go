@@ -1,0 +1,214 @@
+package xds
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+	"github.com/envoyproxy/go-control-plane/pkg/cache/v3"
+	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	"github.com/gatewire/gatewire/services/xds/xdstest"
+)
+
+// proxylessNode is a proxyless gRPC client of nodeCluster.
+func proxylessNode(t *testing.T, nodeCluster string) *core.Node {
+	t.Helper()
+	md, err := structpb.NewStruct(map[string]any{ProxylessMetadataKey: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &core.Node{Id: "grpc-" + nodeCluster, Cluster: nodeCluster, Metadata: md}
+}
+
+// proxylessSample is the sample snapshot with a second cluster, "other",
+// and API listeners with the given names, all on the sample routes.
+func proxylessSample(t *testing.T, version string, apiListeners ...string) *busv1.XdsSnapshot {
+	t.Helper()
+	x := mustSnapshot(t, version,
+		xdstest.Listener(xdstest.ListenerName, xdstest.ListenerPort, xdstest.RouteName),
+		xdstest.RouteConfig(xdstest.RouteName, xdstest.ClusterName),
+		xdstest.Cluster(xdstest.ClusterName),
+		xdstest.LoadAssignment(xdstest.ClusterName, "127.0.0.1", xdstest.BackendPort),
+		xdstest.Cluster("other"),
+		xdstest.LoadAssignment("other", "127.0.0.1", 9090),
+	)
+	for _, name := range apiListeners {
+		x.ProxylessListeners = append(x.ProxylessListeners, mustAny(t, xdstest.APIListener(name, xdstest.RouteName)))
+	}
+	return x
+}
+
+func TestNodeHash(t *testing.T) {
+	value := func(v any) *structpb.Struct {
+		s, err := structpb.NewStruct(map[string]any{ProxylessMetadataKey: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name string
+		node *core.Node
+		want string
+	}{
+		{"envoy", &core.Node{Cluster: "ns/gw"}, "ns/gw"},
+		{"proxyless", &core.Node{Cluster: "ns/gw", Metadata: value(true)}, "ns/gw/proxyless"},
+		{"proxyless as a string", &core.Node{Cluster: "ns/gw", Metadata: value("true")}, "ns/gw/proxyless"},
+		{"marker false", &core.Node{Cluster: "ns/gw", Metadata: value(false)}, "ns/gw"},
+		{"marker of another type", &core.Node{Cluster: "ns/gw", Metadata: value(1.0)}, "ns/gw"},
+		{"no cluster", &core.Node{Metadata: value(true)}, ""},
+		{"no node", nil, ""},
+	} {
+		if got := (nodeHash{}).ID(tc.node); got != tc.want {
+			t.Errorf("%s: ID = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestProxylessServedAPIListeners checks that a proxyless node gets the
+// gateway's API listeners and only what it names, that an Envoy of the
+// same gateway still gets its listeners, and that removed listeners and a
+// deleted gateway reach the proxyless node.
+func TestProxylessServedAPIListeners(t *testing.T) {
+	h := start(t, bustest.New(t))
+	h.put(t, gatewayKey, proxylessSample(t, "v1", "a.example", "b.example"))
+	h.waitVersion(t, gateway, "v1")
+	grpcNode := proxylessNode(t, gateway)
+
+	envoy := openADS(t, h.conn, gateway, resource.ListenerType, "")
+	if got := names(t, envoy.recv(t)); !slices.Equal(got, []string{xdstest.ListenerName}) {
+		t.Errorf("Envoy listeners %q, want %s", got, xdstest.ListenerName)
+	}
+	lds := openADSAs(t, h.conn, grpcNode, resource.ListenerType, "", "a.example", "b.example")
+	if got := names(t, lds.recv(t)); !slices.Equal(got, []string{"a.example", "b.example"}) {
+		t.Errorf("proxyless listeners %q, want a.example and b.example", got)
+	}
+	lds.ack(t)
+	// In ADS mode a request that names part of the snapshot's resources
+	// would never be answered.
+	cds := openADSAs(t, h.conn, grpcNode, resource.ClusterType, "", xdstest.ClusterName)
+	if got := names(t, cds.recv(t)); !slices.Equal(got, []string{xdstest.ClusterName}) {
+		t.Errorf("clusters %q, want %s", got, xdstest.ClusterName)
+	}
+	missing := openADSAs(t, h.conn, grpcNode, resource.ListenerType, "", "missing.example")
+	if resp := missing.recv(t); resp.GetVersionInfo() != "v1" || len(resp.GetResources()) != 0 {
+		t.Errorf("a listener not in the snapshot: %d resources at %q, want none at v1", len(resp.GetResources()), resp.GetVersionInfo())
+	}
+
+	h.put(t, gatewayKey, proxylessSample(t, "v2", "a.example"))
+	resp := lds.recv(t)
+	if got := names(t, resp); resp.GetVersionInfo() != "v2" || !slices.Equal(got, []string{"a.example"}) {
+		t.Errorf("after b.example went: %q at %q, want a.example at v2", got, resp.GetVersionInfo())
+	}
+	lds.ack(t)
+
+	if err := h.bus.Delete(context.Background(), bus.XDS, gatewayKey); err != nil {
+		t.Fatal(err)
+	}
+	resp = lds.recv(t)
+	if resp.GetVersionInfo() != deletedVersion || len(resp.GetResources()) != 0 {
+		t.Errorf("after the gateway was deleted: %d listeners at %q, want none at %q", len(resp.GetResources()), resp.GetVersionInfo(), deletedVersion)
+	}
+}
+
+// TestProxylessNACKHeld rejects a proxyless snapshot on a raw stream and
+// checks that it is held until the version changes, as for Envoys.
+func TestProxylessNACKHeld(t *testing.T) {
+	h := start(t, bustest.New(t))
+	h.put(t, gatewayKey, proxylessSample(t, "v1", "a.example"))
+	h.waitVersion(t, gateway, "v1")
+	lds := openADSAs(t, h.conn, proxylessNode(t, gateway), resource.ListenerType, "", "a.example")
+	lds.recv(t)
+	lds.nack(t, "bad listener")
+	lds.expectNone(t, quiet)
+	h.waitStatus(t, "v1", resource.ListenerType, "bad listener")
+	h.put(t, gatewayKey, proxylessSample(t, "v2", "a.example"))
+	if resp := lds.recv(t); resp.GetVersionInfo() != "v2" {
+		t.Fatalf("after the NACK of v1: %q, want v2", resp.GetVersionInfo())
+	}
+	lds.ack(t)
+	h.waitNoStatus(t)
+}
+
+// TestProxylessSnapshotsMatchTheEnvoys checks the proxyless snapshot the
+// feed stores: the API listeners, and the Envoy snapshot's other resources
+// at the same version.
+func TestProxylessSnapshotsMatchTheEnvoys(t *testing.T) {
+	h := start(t, bustest.New(t))
+	h.put(t, gatewayKey, proxylessSample(t, "v1", "a.example"))
+	h.waitVersion(t, gateway, "v1")
+	envoy, err := h.svc.cache.GetSnapshot(gateway)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grpc, err := h.svc.cache.GetSnapshot(proxylessKey(gateway))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, typeURL := range servedTypes {
+		if v := grpc.GetVersion(typeURL); v != "v1" {
+			t.Errorf("proxyless %s at %q, want v1", typeURL, v)
+		}
+		got, want := grpc.GetResources(typeURL), envoy.GetResources(typeURL)
+		if typeURL == resource.ListenerType {
+			if _, ok := got["a.example"]; !ok || len(got) != 1 {
+				t.Errorf("proxyless listeners %v, want a.example", keys(got))
+			}
+			continue
+		}
+		if !slices.Equal(keys(got), keys(want)) {
+			t.Errorf("proxyless %s %v, want the Envoys' %v", typeURL, keys(got), keys(want))
+		}
+	}
+}
+
+// badProxylessValues are values whose Envoy part is good and whose API
+// listeners are not: each is rejected as a whole.
+func badProxylessValues(t *testing.T) []badValue {
+	t.Helper()
+	notAPI := proxylessSample(t, "p1")
+	notAPI.ProxylessListeners = append(notAPI.ProxylessListeners,
+		mustAny(t, xdstest.Listener("envoy-style", 10081, xdstest.RouteName)))
+	noRoutes := proxylessSample(t, "p2")
+	noRoutes.ProxylessListeners = append(noRoutes.ProxylessListeners,
+		mustAny(t, xdstest.APIListener("a.example", "missing-routes")))
+	twice := proxylessSample(t, "p3", "a.example", "a.example")
+	otherType := proxylessSample(t, "p4")
+	otherType.ProxylessListeners = append(otherType.ProxylessListeners, mustAny(t, xdstest.Cluster("c")))
+	return []badValue{
+		{name: "proxyless listener not an API listener", gateway: gateway, value: notAPI, logs: "not an api_listener"},
+		{name: "proxyless listener without its routes", gateway: gateway, value: noRoutes, logs: "missing-routes"},
+		{name: "proxyless listener twice", gateway: gateway, value: twice, logs: "listed twice"},
+		{name: "proxyless listener of another type", gateway: gateway, value: otherType, logs: "proxyless listeners: type.googleapis.com/envoy.config.listener.v3.Listener resource 0: holds"},
+	}
+}
+
+func names(t *testing.T, resp *discovery.DiscoveryResponse) []string {
+	t.Helper()
+	var out []string
+	for _, a := range resp.GetResources() {
+		m, err := a.UnmarshalNew()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, cache.GetResourceName(m))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
