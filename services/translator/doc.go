@@ -10,6 +10,7 @@
 //	writes  infra      <namespace>.<gateway>                     busv1.Proxy
 //	writes  status     <Kind>.<ns or _>.<name>.<gw ns>.<gw>      busv1.Status
 //	writes  status     GatewayClass._.<name>.-.-                 busv1.Status
+//	both    members    translator.<replica id>                   busv1.Member
 //
 // A GatewayClass's status depends on no gateway, so its key names the
 // gateway "-" (never a Kubernetes name); see [ClassStatusKey].
@@ -22,15 +23,44 @@
 // Gateway (Programmed: False) and its previous xDS snapshot is kept.
 //
 // The [Service] keeps the index up to date from the resources bucket. Once
-// the bucket's initial content is read it translates every gateway (and
-// removes outputs that no longer have a gateway); then it gathers changes
-// for GATEWIRE_TRANSLATOR_DEBOUNCE after the first one and translates only
-// the gateways they affect. Every output is written with the revision of the
+// the bucket's initial content is read it translates every gateway it owns
+// (and removes outputs that no longer have a gateway); then it gathers
+// changes for GATEWIRE_TRANSLATOR_DEBOUNCE after the first one and
+// translates only the gateways they affect (see [resources.Change]). A
+// change of EndpointSlices only does less: the endpoints of the gateway's
+// last translation and their ClusterLoadAssignments are computed again and
+// the rest is kept, which gives the same outputs as a whole translation at
+// a tenth of the cost. Every output is written with the revision of the
 // resources bucket it was computed from (bus.WithSourceRevision), and only
 // when it differs from what is stored. Each gateway's translation is one
 // OpenTelemetry span (tracer "gatewire/translator"), a child of the trace of
 // the latest change that affected it.
 //
-// Gateways are meant to be shared out among replicas; until then every
-// replica owns every gateway (see Service.owns).
+// # Replicas
+//
+// Replicas share the gateways (see package shard). Each writes a heartbeat
+// to the members bucket every GATEWIRE_TRANSLATOR_HEARTBEAT (1s) and
+// counts as live until GATEWIRE_TRANSLATOR_MEMBER_TTL (3s) after its last
+// one; a replica that stops cleanly leaves at once. A gateway belongs to
+// the live replica that rendezvous hashing over "<namespace>/<name>"
+// picks, a GatewayClass's status to the one it picks over the class name.
+// When the membership changes, a replica translates the gateways it gains
+// and forgets those it loses; no other gateway is translated again. The
+// gateways of a replica that dies are taken over at most the TTL after its
+// last heartbeat, plus the debounce and their translation.
+//
+// While views of the membership differ (for up to the TTL), two replicas
+// may translate one gateway. That is harmless: translation is a pure
+// function of the resources, and a write is refused when the stored output
+// comes from a newer revision, so a slow or partitioned replica never
+// overwrites a newer result. To keep the bus holding the owner's
+// translation, each replica follows the output buckets (headers only: every
+// output carries the fingerprint of its value in Gatewire-Digest and its
+// writer's id in Gatewire-Writer). When another writer changes an output
+// of a gateway this replica owns, computed from resources no newer than
+// those it has read, the replica writes its own again.
+//
+// The service outlives NATS: while NATS is away its writes fail and it
+// starts its session over (reading the buckets again) until NATS is back;
+// the bus watches resume where they left off.
 package translator

@@ -3,6 +3,7 @@ package translator
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
@@ -15,118 +16,159 @@ import (
 // outputBuckets are the buckets the translator writes.
 var outputBuckets = []bus.Bucket{bus.IR, bus.XDS, bus.Infra, bus.Status}
 
-// fingerprint identifies a value without its source revision.
+// Headers of the translator's outputs.
+const (
+	// headerDigest is the fingerprint of the value, so that a replica can
+	// tell what a key holds from a headers-only watch.
+	headerDigest = "Gatewire-Digest"
+	// headerWriter is the id of the replica that wrote the value.
+	headerWriter = "Gatewire-Writer"
+)
+
+// fingerprint identifies a value without its source revision. The zero
+// fingerprint stands for a value of unknown content.
 type fingerprint [sha256.Size]byte
 
-// ledger is what the output buckets hold, as far as this session knows: a
-// fingerprint per key, and the status keys of each gateway. It lets the
-// service skip writes that would change nothing and find the keys to delete.
+func (f fingerprint) String() string { return hex.EncodeToString(f[:]) }
+
+// digestOf reads the fingerprint in an entry's headers; zero when absent.
+func digestOf(e *bus.Entry) fingerprint {
+	var f fingerprint
+	if b, err := hex.DecodeString(e.Header.Get(headerDigest)); err == nil && len(b) == len(f) {
+		copy(f[:], b)
+	}
+	return f
+}
+
+// slot is what the ledger knows of one key.
+type slot struct {
+	present bool
+	fp      fingerprint
+	// rev is the KV revision of the newest message known for the key; older
+	// ones that arrive late are ignored.
+	rev uint64
+}
+
+// ledger mirrors what the output buckets hold, whoever wrote it: a slot per
+// key, fed by headers-only watches of the buckets and by this replica's own
+// writes. It lets the service skip writes that would change nothing, find
+// the keys to delete, and notice when a key it owns changes under it.
 type ledger struct {
-	values map[bus.Bucket]map[string]fingerprint
-	// statusKeys are the status keys written for each gateway; class keys
+	values map[bus.Bucket]map[string]slot
+	// statusKeys are the present status keys of each gateway; class keys
 	// are under the gateway -/-.
 	statusKeys map[types.NamespacedName]map[string]struct{}
-	// maxSource is the newest source revision of the outputs read at the
-	// start of the session.
-	maxSource uint64
 }
 
 func newLedger() *ledger {
-	l := &ledger{values: map[bus.Bucket]map[string]fingerprint{}, statusKeys: map[types.NamespacedName]map[string]struct{}{}}
+	l := &ledger{values: map[bus.Bucket]map[string]slot{}, statusKeys: map[types.NamespacedName]map[string]struct{}{}}
 	for _, b := range outputBuckets {
-		l.values[b] = map[string]fingerprint{}
+		l.values[b] = map[string]slot{}
 	}
 	return l
 }
 
-// loadLedger reads the current content of the output buckets.
-func (s *Service) loadLedger(ctx context.Context) (*ledger, error) {
-	l := newLedger()
+// watchOutputs watches the output buckets, headers only, and merges their
+// entries into one channel, closed when ctx is done. Each bucket's initial
+// sync ends with a nil entry, so the first len(outputBuckets) nil entries
+// mark the end of the initial sync of them all.
+func (s *Service) watchOutputs(ctx context.Context) (<-chan *bus.Entry, error) {
+	out := make(chan *bus.Entry, 64)
+	var watchers []*bus.Watcher
 	for _, b := range outputBuckets {
-		if err := s.loadBucket(ctx, l, b); err != nil {
+		w, err := s.bus.Watch(ctx, b, ">", bus.HeadersOnly())
+		if err != nil {
+			for _, w := range watchers {
+				w.Stop()
+			}
 			return nil, err
+		}
+		watchers = append(watchers, w)
+	}
+	for _, w := range watchers {
+		go func() {
+			defer w.Stop()
+			for e := range w.Updates() {
+				select {
+				case out <- e:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	return out, nil
+}
+
+// loadLedger reads the output buckets' initial content from outputs.
+func loadLedger(ctx context.Context, outputs <-chan *bus.Entry) (*ledger, error) {
+	l := newLedger()
+	for synced := 0; synced < len(outputBuckets); {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case e := <-outputs:
+			if e == nil {
+				synced++
+				continue
+			}
+			l.observe(e)
 		}
 	}
 	return l, nil
 }
 
-func (s *Service) loadBucket(ctx context.Context, l *ledger, b bus.Bucket) error {
-	w, err := s.bus.Watch(ctx, b, ">")
-	if err != nil {
-		return err
+// observe records an entry of an output bucket and reports whether it
+// changed what the ledger knew of the key: presence or content.
+func (l *ledger) observe(e *bus.Entry) bool {
+	if isDataPlane(e.Bucket, e.Key) {
+		return false
 	}
-	defer w.Stop()
-	for e := range w.Updates() {
-		if e == nil {
-			return nil
-		}
-		var fp fingerprint // a value that does not decode matches no output
-		if e.Err == nil {
-			fp = fingerprintOf(e.Value)
-		}
-		l.set(b, e.Key, fp)
-		l.maxSource = max(l.maxSource, e.SourceRevision)
+	old := l.values[e.Bucket][e.Key]
+	if e.Revision <= old.rev {
+		return false
 	}
-	return fmt.Errorf("translator: reading %s: %w", b, errWatchClosed)
+	next := slot{present: e.Op == bus.OpPut, rev: e.Revision}
+	if next.present {
+		next.fp = digestOf(e)
+	}
+	l.store(e.Bucket, e.Key, next)
+	return old.present != next.present || (next.present && (old.fp != next.fp || next.fp == fingerprint{}))
 }
 
-// fingerprintOf hashes the deterministic encoding of m without its source
-// revision, which changes with every write.
-func fingerprintOf(m proto.Message) fingerprint {
-	switch v := m.(type) {
-	case *busv1.XdsSnapshot:
-		if v.GetSourceRevision() != 0 {
-			c := proto.CloneOf(v)
-			c.SourceRevision = 0
-			m = c
-		}
-	case *busv1.Proxy:
-		if v.GetSourceRevision() != 0 {
-			c := proto.CloneOf(v)
-			c.SourceRevision = 0
-			m = c
-		}
-	}
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-	if err != nil {
-		return fingerprint{} // never equal to a real value: the write happens
-	}
-	return sha256.Sum256(b)
+// wrote records this replica's write of a value of fp at KV revision rev.
+func (l *ledger) wrote(b bus.Bucket, key string, fp fingerprint, rev uint64) {
+	l.store(b, key, slot{present: true, fp: fp, rev: max(rev, l.values[b][key].rev)})
 }
 
-// stamp sets the source revision of the messages that carry one.
-func stamp(m proto.Message, rev uint64) {
-	switch v := m.(type) {
-	case *busv1.XdsSnapshot:
-		v.SourceRevision = rev
-	case *busv1.Proxy:
-		v.SourceRevision = rev
-	}
+// unknown records that key holds a value this replica has not seen.
+func (l *ledger) unknown(b bus.Bucket, key string) {
+	l.store(b, key, slot{present: true, rev: l.values[b][key].rev})
 }
 
-func (l *ledger) set(b bus.Bucket, key string, fp fingerprint) {
-	l.values[b][key] = fp
+// deleted records this replica's deletion of key.
+func (l *ledger) deleted(b bus.Bucket, key string) {
+	l.store(b, key, slot{rev: l.values[b][key].rev})
+}
+
+func (l *ledger) store(b bus.Bucket, key string, s slot) {
+	l.values[b][key] = s
 	if b != bus.Status {
 		return
 	}
-	if gw, ok := statusGateway(key); ok {
-		keys := l.statusKeys[gw]
-		if keys == nil {
-			keys = map[string]struct{}{}
-			l.statusKeys[gw] = keys
-		}
+	gw, ok := statusGateway(key)
+	if !ok {
+		return
+	}
+	keys := l.statusKeys[gw]
+	switch {
+	case s.present && keys == nil:
+		l.statusKeys[gw] = map[string]struct{}{key: {}}
+	case s.present:
 		keys[key] = struct{}{}
-	}
-}
-
-func (l *ledger) forget(b bus.Bucket, key string) {
-	delete(l.values[b], key)
-	if b != bus.Status {
-		return
-	}
-	if gw, ok := statusGateway(key); ok {
-		delete(l.statusKeys[gw], key)
-		if len(l.statusKeys[gw]) == 0 {
+	default:
+		delete(keys, key)
+		if len(keys) == 0 {
 			delete(l.statusKeys, gw)
 		}
 	}
@@ -134,20 +176,20 @@ func (l *ledger) forget(b bus.Bucket, key string) {
 
 // unchanged reports whether key of b is known to hold a value of fp.
 func (l *ledger) unchanged(b bus.Bucket, key string, fp fingerprint) bool {
-	old, ok := l.values[b][key]
-	return ok && old == fp
+	s := l.values[b][key]
+	return s.present && s.fp == fp && fp != fingerprint{}
 }
 
-func (l *ledger) has(b bus.Bucket, key string) bool {
-	_, ok := l.values[b][key]
-	return ok
-}
+func (l *ledger) has(b bus.Bucket, key string) bool { return l.values[b][key].present }
 
 // gateways returns the gateways the output buckets hold something for.
 func (l *ledger) gateways() []types.NamespacedName {
 	set := map[types.NamespacedName]struct{}{}
 	for _, b := range []bus.Bucket{bus.IR, bus.XDS, bus.Infra} {
-		for key := range l.values[b] {
+		for key, s := range l.values[b] {
+			if !s.present {
+				continue
+			}
 			if ns, name, err := bus.ParseGatewayKey(key); err == nil {
 				set[types.NamespacedName{Namespace: ns, Name: name}] = struct{}{}
 			}
@@ -182,8 +224,56 @@ var classGatewayName = types.NamespacedName{Namespace: classGateway, Name: class
 // statusGateway returns the gateway a status key was written for.
 func statusGateway(key string) (types.NamespacedName, bool) {
 	_, _, _, gwNS, gwName, err := bus.ParseStatusKey(key)
-	if err != nil {
+	if err != nil || gwNS == bus.DataPlane {
 		return types.NamespacedName{}, false
 	}
 	return types.NamespacedName{Namespace: gwNS, Name: gwName}, true
 }
+
+// isDataPlane reports whether key is a status the xds service writes (see
+// bus.DataPlaneStatusKey): not the translator's to track or delete.
+func isDataPlane(b bus.Bucket, key string) bool {
+	if b != bus.Status {
+		return false
+	}
+	_, _, _, gwNS, _, err := bus.ParseStatusKey(key)
+	return err == nil && gwNS == bus.DataPlane
+}
+
+// fingerprintOf hashes the deterministic encoding of m without its source
+// revision, which changes with every write. It sets the revision aside for
+// the time of the encoding, so m must not be read concurrently.
+func fingerprintOf(m proto.Message) fingerprint {
+	rev := sourceOf(m)
+	stamp(m, 0)
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	stamp(m, rev)
+	if err != nil {
+		return fingerprint{} // unknown content: the write happens
+	}
+	return sha256.Sum256(b)
+}
+
+// sourceOf is the source revision of the messages that carry one.
+func sourceOf(m proto.Message) uint64 {
+	switch v := m.(type) {
+	case *busv1.XdsSnapshot:
+		return v.GetSourceRevision()
+	case *busv1.Proxy:
+		return v.GetSourceRevision()
+	}
+	return 0
+}
+
+// stamp sets the source revision of the messages that carry one.
+func stamp(m proto.Message, rev uint64) {
+	switch v := m.(type) {
+	case *busv1.XdsSnapshot:
+		v.SourceRevision = rev
+	case *busv1.Proxy:
+		v.SourceRevision = rev
+	}
+}
+
+// errOutputsClosed ends a session whose watch of the output buckets stopped.
+var errOutputsClosed = fmt.Errorf("translator: the watch of the output buckets ended")

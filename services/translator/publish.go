@@ -15,9 +15,10 @@ import (
 	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 )
 
-// translateGateway translates one gateway and writes its outputs, or
-// removes them when it has none.
-func (s *Service) translateGateway(ctx context.Context, st *session, gw types.NamespacedName) (err error) {
+// translateGateway brings the outputs of one gateway up to date with as
+// much work as w calls for, and writes them, or removes them when the
+// gateway has none.
+func (s *Service) translateGateway(ctx context.Context, st *session, gw types.NamespacedName, w work) (err error) {
 	ctx, span := s.tracer.Start(ctx, "translate gateway", trace.WithAttributes(
 		attribute.String("gatewire.gateway", gw.String()),
 		attribute.Int64("gatewire.source_revision", int64(st.revision)),
@@ -30,10 +31,13 @@ func (s *Service) translateGateway(ctx context.Context, st *session, gw types.Na
 		span.End()
 	}()
 	start := time.Now()
-	out := Translate(st.idx, gw)
+	out, how := s.retranslate(st, gw, w)
+	span.SetAttributes(attribute.String("gatewire.work", how))
 	if out == nil {
+		delete(st.last, gw)
 		return s.removeGateway(ctx, st, gw)
 	}
+	st.last[gw] = out
 	if out.XDSError != nil {
 		s.log.Warn("gateway configuration is not valid, keeping its previous xds snapshot", "gateway", gw, "err", out.XDSError)
 		span.SetAttributes(attribute.String("gatewire.xds_error", out.XDSError.Error()))
@@ -41,13 +45,28 @@ func (s *Service) translateGateway(ctx context.Context, st *session, gw types.Na
 	if err := s.writeGateway(ctx, st, out); err != nil {
 		return err
 	}
-	attrs := []any{"gateway", gw, "revision", st.revision, "duration", time.Since(start)}
+	attrs := []any{"gateway", gw, "revision", st.revision, "work", how, "duration", time.Since(start)}
 	if out.XDS != nil {
 		attrs = append(attrs, "version", out.XDS.GetVersion())
 		span.SetAttributes(attribute.String("gatewire.xds_version", out.XDS.GetVersion()))
 	}
 	s.log.Debug("gateway translated", attrs...)
 	return nil
+}
+
+// retranslate returns the gateway's translation now, reusing the last one
+// when w allows, and says how it got it.
+func (s *Service) retranslate(st *session, gw types.NamespacedName, w work) (*Output, string) {
+	last := st.last[gw]
+	switch {
+	case last != nil && w == workRewrite:
+		return last, "rewrite"
+	case last != nil && w == workEndpoints:
+		if out, ok := updateEndpoints(st.idx, last); ok {
+			return out, "endpoints"
+		}
+	}
+	return Translate(st.idx, gw), "full"
 }
 
 func (s *Service) writeGateway(ctx context.Context, st *session, out *Output) error {
@@ -126,16 +145,17 @@ func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string
 	stamp(msg, st.revision)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 	defer cancel()
-	_, err := s.bus.Put(ctx, b, key, msg, bus.WithSourceRevision(st.revision))
+	rev, err := s.bus.Put(ctx, b, key, msg, bus.WithSourceRevision(st.revision),
+		bus.WithHeader(headerDigest, fp.String()), bus.WithHeader(headerWriter, s.id))
 	switch {
 	case errors.Is(err, bus.ErrStale):
 		s.log.Debug("output is newer on the bus, not overwriting it", "bucket", b, "key", key, "revision", st.revision)
-		st.ledger.set(b, key, fingerprint{}) // there, with content unknown
+		st.ledger.unknown(b, key)
 		return nil
 	case err != nil:
 		return err
 	}
-	st.ledger.set(b, key, fp)
+	st.ledger.wrote(b, key, fp, rev)
 	return nil
 }
 
@@ -146,15 +166,15 @@ func (s *Service) delete(ctx context.Context, st *session, b bus.Bucket, key str
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 	defer cancel()
-	err := s.bus.Delete(ctx, b, key, bus.WithSourceRevision(st.revision))
+	err := s.bus.Delete(ctx, b, key, bus.WithSourceRevision(st.revision), bus.WithHeader(headerWriter, s.id))
 	switch {
 	case errors.Is(err, bus.ErrStale):
 		s.log.Debug("output is newer on the bus, not deleting it", "bucket", b, "key", key, "revision", st.revision)
-		st.ledger.set(b, key, fingerprint{})
+		st.ledger.unknown(b, key)
 		return nil
 	case err != nil:
 		return err
 	}
-	st.ledger.forget(b, key)
+	st.ledger.deleted(b, key)
 	return nil
 }

@@ -2,18 +2,21 @@ package translator
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/services/translator/shard"
 )
 
 // tracerName is the OpenTelemetry tracer of the service's spans.
@@ -25,17 +28,17 @@ const (
 	maxRetry = 5 * time.Second
 )
 
-// Service is the translator service. Create it with [New] and start it with
-// [Service.Run]; Ready is safe for concurrent use.
+// Service is the translator service. Create it with [New] and start it,
+// once, with [Service.Run]; Ready and ID are safe for concurrent use.
 type Service struct {
 	cfg    Config
 	bus    *bus.Bus
 	log    *slog.Logger
 	tracer trace.Tracer
-	// owns reports whether this replica translates gateway. It is the seam
-	// for sharing gateways among replicas; for now a replica owns them all.
-	owns  func(gateway types.NamespacedName) bool
-	ready atomic.Bool
+	// id is the replica's id; its outputs carry it in headerWriter.
+	id      string
+	members *shard.Membership
+	ready   atomic.Bool
 }
 
 // Option changes how [New] builds a Service.
@@ -75,24 +78,60 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 			return nil, err
 		}
 	}
+	id := cfg.ReplicaID
+	if id == "" {
+		id = defaultReplicaID()
+	}
+	members, err := shard.New(b, shard.Config{ID: id, Heartbeat: cfg.Heartbeat, TTL: cfg.MemberTTL}, log)
+	if err != nil {
+		return nil, err
+	}
 	return &Service{
-		cfg:    cfg,
-		bus:    b,
-		log:    log,
-		tracer: o.tracers.Tracer(tracerName),
-		owns:   func(types.NamespacedName) bool { return true },
+		cfg:     cfg,
+		bus:     b,
+		log:     log.With("replica", id),
+		tracer:  o.tracers.Tracer(tracerName),
+		id:      id,
+		members: members,
 	}, nil
 }
+
+// defaultReplicaID is the host name and a random suffix: unique to the
+// process, and readable in the members bucket.
+func defaultReplicaID() string {
+	host, err := os.Hostname()
+	if err != nil || !validReplicaID(host) || len(host) > maxReplicaID-9 {
+		host = "translator"
+	}
+	var suffix [4]byte
+	_, _ = rand.Read(suffix[:])
+	return host + "-" + hex.EncodeToString(suffix[:])
+}
+
+// ID is the replica's name in the members bucket.
+func (s *Service) ID() string { return s.id }
 
 // Ready reports whether the service has read the resources bucket once and
 // published the translation of every gateway. It stays true afterwards,
 // also while the service resyncs after losing NATS: its outputs stay valid.
 func (s *Service) Ready() bool { return s.ready.Load() }
 
-// Run translates until ctx is done, then returns nil. When a session with
-// the bus fails (the watch ends, a write fails) it starts over: it reads
-// the resources bucket and its own outputs again and makes them agree.
+// Run takes part in the membership and translates the gateways this
+// replica owns until ctx is done; then it leaves the membership, so that
+// the others take its gateways over at once, and returns nil. When a
+// session with the bus fails (a write fails or times out) it starts over:
+// it reads the resources bucket and the outputs again and makes them agree.
 func (s *Service) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	left := make(chan struct{})
+	go func() {
+		defer close(left)
+		_ = s.members.Run(ctx)
+	}()
+	defer func() {
+		cancel()
+		<-left
+	}()
 	delay := minRetry
 	for {
 		synced, err := s.session(ctx)

@@ -11,7 +11,30 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/services/translator/shard"
 )
+
+// work is how much of a gateway's translation a change calls for; more
+// work covers less.
+type work int
+
+const (
+	// workRewrite: the translation is as before, but the bus may not hold
+	// it (another replica wrote the keys).
+	workRewrite work = iota
+	// workEndpoints: only EndpointSlices changed; the endpoints of the last
+	// translation are brought up to date (see updateEndpoints).
+	workEndpoints
+	// workFull: translate again.
+	workFull
+)
+
+// pending is a gateway waiting to be translated, with the context of the
+// latest change that affected it (for tracing).
+type pending struct {
+	ctx  context.Context
+	work work
+}
 
 // session is the state of one watch of the resources bucket. It lives in
 // the goroutine of Run and is never shared.
@@ -21,19 +44,41 @@ type session struct {
 	// revision is the newest revision of the resources bucket applied to idx.
 	revision uint64
 	synced   bool
-	// dirty gateways and classes, each with the context of the latest change
-	// that affected it (for tracing).
-	gateways map[types.NamespacedName]context.Context
+	// view is the membership the session last acted on.
+	view shard.View
+	// gateways and classes waiting to be translated.
+	gateways map[types.NamespacedName]*pending
 	classes  map[string]context.Context
+	// last is the latest translation of each owned gateway that has one.
+	last map[types.NamespacedName]*Output
 }
 
-// session reads the translator's outputs, then follows the resources bucket
-// until ctx is done or the bus fails. It reports whether it got through the
-// initial sync.
+// mark makes gw wait for at least w.
+func (st *session) mark(ctx context.Context, gw types.NamespacedName, w work) {
+	if p := st.gateways[gw]; p != nil {
+		p.ctx, p.work = ctx, max(p.work, w)
+		return
+	}
+	st.gateways[gw] = &pending{ctx: ctx, work: w}
+}
+
+func (st *session) dirty() bool { return len(st.gateways) > 0 || len(st.classes) > 0 }
+
+// session reads the output buckets and the membership, then follows the
+// resources bucket until ctx is done or the bus fails. It reports whether
+// it got through the initial sync.
 func (s *Service) session(ctx context.Context) (synced bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	led, err := s.loadLedger(ctx)
+	outputs, err := s.watchOutputs(ctx)
+	if err != nil {
+		return false, err
+	}
+	led, err := loadLedger(ctx, outputs)
+	if err != nil {
+		return false, err
+	}
+	view, err := s.awaitView(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -45,33 +90,61 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 	st := &session{
 		idx:      resources.NewIndex(),
 		ledger:   led,
-		gateways: map[types.NamespacedName]context.Context{},
+		view:     view,
+		gateways: map[types.NamespacedName]*pending{},
 		classes:  map[string]context.Context{},
+		last:     map[types.NamespacedName]*Output{},
 	}
+	err = s.follow(ctx, st, w, outputs)
+	return st.synced, err
+}
+
+// awaitView waits until the membership has read the members bucket once.
+func (s *Service) awaitView(ctx context.Context) (shard.View, error) {
+	for {
+		if v, ok := s.members.View(); ok {
+			return v, nil
+		}
+		select {
+		case <-ctx.Done():
+			return shard.View{}, ctx.Err()
+		case <-s.members.Changed():
+		}
+	}
+}
+
+// follow applies changes of the resources, the outputs and the membership
+// as they come, and translates what they affect once they have settled for
+// the debounce time.
+func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher, outputs <-chan *bus.Entry) error {
 	var debounce <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
-			return st.synced, ctx.Err()
+			return ctx.Err()
 		case e, ok := <-w.Updates():
 			if !ok {
-				return st.synced, errWatchClosed
+				return errWatchClosed
 			}
 			if e == nil {
-				if err := s.initialSync(ctx, st); err != nil {
-					return st.synced, err
+				if err := s.initialSync(ctx, st, w.SyncedRevision()); err != nil {
+					return err
 				}
 				continue
 			}
 			s.apply(ctx, st, e)
-			if st.synced && debounce == nil && (len(st.gateways) > 0 || len(st.classes) > 0) {
-				debounce = time.After(s.cfg.Debounce)
-			}
+		case e := <-outputs:
+			s.observe(ctx, st, e)
+		case <-s.members.Changed():
+			s.reassign(ctx, st)
 		case <-debounce:
 			debounce = nil
 			if err := s.flush(st); err != nil {
-				return st.synced, err
+				return err
 			}
+		}
+		if st.synced && debounce == nil && st.dirty() {
+			debounce = time.After(s.cfg.Debounce)
 		}
 	}
 }
@@ -106,9 +179,13 @@ func (s *Service) apply(ctx context.Context, st *session, e *bus.Entry) {
 	if !st.synced {
 		return
 	}
+	w := workFull
+	if kind == resources.KindEndpointSlice {
+		w = workEndpoints
+	}
 	changeCtx := e.Context(ctx)
 	for _, gw := range change.Gateways {
-		st.gateways[gw] = changeCtx
+		st.mark(changeCtx, gw, w)
 	}
 	for _, c := range change.GatewayClasses {
 		st.classes[c] = changeCtx
@@ -116,24 +193,15 @@ func (s *Service) apply(ctx context.Context, st *session, e *bus.Entry) {
 }
 
 // initialSync marks every gateway and class, those of the index and those
-// the bus still has outputs for, and translates them all.
-//
-// The index now holds the whole bucket, so it is at least as new as any
-// output read at the start: if the newest entries were deletions (which
-// the initial sync does not deliver), the revision of the outputs is the
-// better lower bound of the revision applied.
-func (s *Service) initialSync(ctx context.Context, st *session) error {
-	st.revision = max(st.revision, st.ledger.maxSource)
-	for _, gw := range st.idx.Gateways() {
-		st.gateways[gw] = ctx
+// the bus still has outputs for, and translates those this replica owns.
+// The index now holds the bucket as of revision synced (deletions
+// included, which the initial sync does not deliver).
+func (s *Service) initialSync(ctx context.Context, st *session, synced uint64) error {
+	st.revision = max(st.revision, synced)
+	for _, gw := range s.knownGateways(st) {
+		st.mark(ctx, gw, workFull)
 	}
-	for _, gw := range st.ledger.gateways() {
-		st.gateways[gw] = ctx
-	}
-	for _, c := range st.idx.GatewayClasses() {
-		st.classes[c] = ctx
-	}
-	for _, c := range st.ledger.classes() {
+	for _, c := range s.knownClasses(st) {
 		st.classes[c] = ctx
 	}
 	n := len(st.gateways)
@@ -142,11 +210,12 @@ func (s *Service) initialSync(ctx context.Context, st *session) error {
 	}
 	st.synced = true
 	s.ready.Store(true)
-	s.log.Info("resources synced", "revision", st.revision, "gateways", n)
+	s.log.Info("resources synced", "revision", st.revision, "gateways", n, "members", len(st.view.Members()))
 	return nil
 }
 
-// flush translates the dirty gateways and classes and writes their outputs.
+// flush translates the dirty gateways and classes this replica owns, and
+// writes their outputs.
 func (s *Service) flush(st *session) error {
 	gateways := make([]types.NamespacedName, 0, len(st.gateways))
 	for gw := range st.gateways {
@@ -156,17 +225,21 @@ func (s *Service) flush(st *session) error {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
 	for _, gw := range gateways {
-		ctx := st.gateways[gw]
+		p := st.gateways[gw]
 		delete(st.gateways, gw)
-		if !s.owns(gw) {
+		if !st.view.Owns(gatewayShardKey(gw)) {
+			delete(st.last, gw)
 			continue
 		}
-		if err := s.translateGateway(ctx, st, gw); err != nil {
+		if err := s.translateGateway(p.ctx, st, gw, p.work); err != nil {
 			return err
 		}
 	}
 	for c, ctx := range st.classes {
 		delete(st.classes, c)
+		if !st.view.Owns(classShardKey(c)) {
+			continue
+		}
 		if err := s.translateClass(ctx, st, c); err != nil {
 			return err
 		}
