@@ -177,7 +177,7 @@ func TestNewSubfolderIsFollowed(t *testing.T) {
 
 	e.write("teams/a/route.yaml", routeDoc("backend", "www.example.com"))
 	e.eventually(contract, "the route of a new subfolder is published", func() bool { r, _ := e.get(routeKey); return r != nil })
-	e.write("teams/a/service.json", `{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "backend", "namespace": "apps"}}`)
+	e.write("teams/a/service.json", `{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "backend", "namespace": "apps"}, "spec": {"ports": [{"port": 80}]}}`)
 	e.eventually(contract, "a file added to the subfolder later is published", func() bool { s, _ := e.get(serviceKey); return s != nil })
 
 	if err := os.RemoveAll(e.path("teams")); err != nil {

@@ -8,7 +8,9 @@
 // subfolders, except names starting with "." (editor swap files; the hidden
 // "..data" folder of a Kubernetes ConfigMap volume, whose files are read
 // through the links beside it). Each file is decoded by package manifest:
-// multi-document YAML of the kinds manifest.Kinds lists, strictly checked.
+// multi-document YAML of the kinds manifest.Kinds lists, strictly checked,
+// and checked as the Kubernetes API server would check it on create (package
+// validate, whose schemas Run compiles in the background from the start).
 //
 // # What is published
 //
@@ -71,6 +73,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/services/provider/manifest"
+	"github.com/gatewire/gatewire/services/provider/validate"
 )
 
 // tracer is the provider's tracer, from the global TracerProvider.
@@ -132,6 +135,9 @@ func (p *Provider) Problems() []manifest.Problem {
 // Run publishes the folder and follows its changes until ctx is done; it then
 // returns nil. Bus errors are retried. Run must not be called twice at once.
 func (p *Provider) Run(ctx context.Context) error {
+	compiled := make(chan struct{})
+	go p.precompile(ctx, compiled)
+	defer func() { <-compiled }()
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("file provider: watch %s: %w", p.dir, err)
@@ -146,6 +152,19 @@ func (p *Provider) Run(ctx context.Context) error {
 		retry:    minRetry,
 	}
 	return r.loop(ctx)
+}
+
+// precompile compiles the API server's checks of every kind (package
+// validate) while the folder is read, so that a file of a kind not seen
+// before is not delayed by them later. It closes done when it returns.
+func (p *Provider) precompile(ctx context.Context, done chan<- struct{}) {
+	defer close(done)
+	start := time.Now()
+	if err := validate.Precompile(ctx); err != nil && ctx.Err() == nil {
+		p.log.Error("compile validation", "error", err)
+		return
+	}
+	p.log.Debug("validation compiled", "duration", time.Since(start))
 }
 
 // runner is the state of one Run.

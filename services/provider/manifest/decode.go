@@ -8,6 +8,11 @@
 // k8s.io/api): an unknown field such as spec.listners, a duplicate key or a
 // value of the wrong type is a Problem that names the file and the line of the
 // offending field (or of the document, when the field cannot be placed).
+// It must then pass the checks the Kubernetes API server makes on create
+// (package validate: the Gateway API CRDs' schemas and CEL rules, the core
+// kinds' field checks); an object the API server would refuse is a Problem
+// that names the object and the field, at the field's line, and the object
+// is published with the defaults the API server would apply.
 //
 // Decode normalizes what it returns, so that the same files always give the
 // same bytes:
@@ -28,6 +33,7 @@ package manifest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,6 +43,8 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/gatewire/gatewire/services/provider/validate"
 )
 
 // Epoch is the creationTimestamp of objects whose manifest names none.
@@ -157,7 +165,7 @@ func (d *decoder) object(n *yaml.Node) {
 		return
 	}
 	name := nestedString(obj, "metadata", "name")
-	if !d.strict(n, kind, name, raw) {
+	if !d.strict(n, kind, name, raw) || !d.valid(n, kind, name, obj) {
 		return
 	}
 	normalize(obj, kind)
@@ -170,6 +178,24 @@ func (d *decoder) object(n *yaml.Node) {
 		Kind: kind, Namespace: nestedString(obj, "metadata", "namespace"), Name: name,
 		Path: d.path, Line: n.Line, JSON: out,
 	})
+}
+
+// valid defaults obj and checks it as the API server would on create
+// (package validate), and reports each field error at its field's line. It
+// reports true when the object is valid.
+func (d *decoder) valid(n *yaml.Node, kind Kind, name string, obj map[string]any) bool {
+	errs := validate.Object(obj)
+	if ns := nestedString(obj, "metadata", "namespace"); kind.Namespaced {
+		name = cmp.Or(ns, "default") + "/" + name
+	}
+	for _, e := range errs {
+		msg := e.Error()
+		if e.Field == "<nil>" { // an error on the object as a whole
+			msg = e.ErrorBody()
+		}
+		d.problem(lineOf(n, e.Field), "%s %s: %s", kind.Kind, name, msg)
+	}
+	return len(errs) == 0
 }
 
 // header checks apiVersion, kind and metadata.name and returns the Kind.
