@@ -1,0 +1,271 @@
+package proxyless
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	_ "google.golang.org/grpc/xds" // the xds:/// resolver and gRPC-Go's xDS client
+	"google.golang.org/protobuf/proto"
+)
+
+// clientEnv is set in the child process's environment.
+const clientEnv = "GATEWIRE_PROXYLESS_CLIENT"
+
+// resultPrefix starts each result line the child writes, so that nothing
+// else on its standard output is taken for one.
+const resultPrefix = "RESULT "
+
+// The methods the client calls.
+const (
+	unaryCall         = "/grpc.testing.TestService/UnaryCall"
+	emptyCall         = "/grpc.testing.TestService/EmptyCall"
+	unimplementedCall = "/grpc.testing.TestService/UnimplementedCall"
+	healthCheck       = "/grpc.health.v1.Health/Check"
+)
+
+// callRequest asks the child to call method on target n times, with the
+// headers as request metadata.
+type callRequest struct {
+	Target  string            `json:"target"`
+	Method  string            `json:"method"`
+	Headers map[string]string `json:"headers,omitempty"`
+	N       int               `json:"n"`
+}
+
+// callResult is what n calls gave: the calls that succeeded by the backend
+// that answered, the calls that failed by gRPC code, and the last error.
+type callResult struct {
+	Backends  map[string]int `json:"backends"`
+	Codes     map[string]int `json:"codes"`
+	LastError string         `json:"last_error,omitempty"`
+}
+
+// callTimeout bounds one call in the child. A channel waits for its first
+// xDS configuration within it.
+const callTimeout = 10 * time.Second
+
+// TestClientProcess is the body of the child process: it answers call
+// requests on its standard input until it closes, keeping one channel per
+// target. Run as a plain test it has nothing to do.
+func TestClientProcess(t *testing.T) {
+	if os.Getenv(clientEnv) == "" {
+		return
+	}
+	conns := map[string]*grpc.ClientConn{}
+	defer func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}()
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		var req callRequest
+		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+			t.Fatalf("call request %q: %v", in.Text(), err)
+		}
+		conn := conns[req.Target]
+		if conn == nil {
+			var err error
+			conn, err = grpc.NewClient(req.Target, grpc.WithTransportCredentials(insecure.NewCredentials()))
+			if err != nil {
+				t.Fatalf("grpc client for %s: %v", req.Target, err)
+			}
+			conns[req.Target] = conn
+		}
+		out, err := json.Marshal(calls(conn, req))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("%s%s\n", resultPrefix, out)
+	}
+}
+
+// calls makes the calls of req on conn.
+func calls(conn *grpc.ClientConn, req callRequest) callResult {
+	res := callResult{Backends: map[string]int{}, Codes: map[string]int{}}
+	for range req.N {
+		backend, err := call(conn, req)
+		if err != nil {
+			res.Codes[status.Code(err).String()]++
+			res.LastError = err.Error()
+			continue
+		}
+		res.Backends[backend]++
+	}
+	return res
+}
+
+// call makes one call and returns the backend that answered it.
+func call(conn *grpc.ClientConn, req callRequest) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	ctx = metadata.NewOutgoingContext(ctx, metadata.New(req.Headers))
+	var in, out proto.Message
+	switch req.Method {
+	case unaryCall:
+		in, out = &testgrpc.SimpleRequest{}, &testgrpc.SimpleResponse{}
+	case healthCheck:
+		in, out = &healthpb.HealthCheckRequest{}, &healthpb.HealthCheckResponse{}
+	default:
+		in, out = &testgrpc.Empty{}, &testgrpc.Empty{}
+	}
+	var header metadata.MD
+	if err := conn.Invoke(ctx, req.Method, in, out, grpc.Header(&header)); err != nil {
+		return "", err
+	}
+	if v := header.Get(backendHeader); len(v) == 1 {
+		return v[0], nil
+	}
+	return "", fmt.Errorf("answer without a %s header", backendHeader)
+}
+
+// client is the parent's end of a child process.
+type client struct {
+	stdin  io.WriteCloser
+	stdout *bufio.Scanner
+	logs   *logBuffer
+}
+
+// startClient runs a gRPC-Go client process whose xDS server is xdsAddr,
+// as a proxyless node of nodeCluster, until the test ends. Its logs are
+// shown when the test fails.
+func startClient(t *testing.T, xdsAddr, nodeCluster string) *client {
+	t.Helper()
+	bootstrap, err := json.Marshal(map[string]any{
+		"xds_servers": []any{map[string]any{
+			"server_uri":      xdsAddr,
+			"channel_creds":   []any{map[string]string{"type": "insecure"}},
+			"server_features": []string{"xds_v3"},
+		}},
+		"node": map[string]any{
+			"id": "proxyless-test", "cluster": nodeCluster,
+			"metadata": map[string]any{"gatewire.dev/proxyless": true},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestClientProcess$", "-test.count=1")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GRPC_XDS_BOOTSTRAP") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, clientEnv+"=1", "GRPC_XDS_BOOTSTRAP_CONFIG="+string(bootstrap),
+		"GRPC_GO_LOG_SEVERITY_LEVEL=warning")
+	c := &client{logs: &logBuffer{}}
+	cmd.Stderr = c.logs
+	if c.stdin, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.stdout = bufio.NewScanner(stdout)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start the gRPC client: %v", err)
+	}
+	t.Cleanup(func() { c.stop(t, cmd) })
+	return c
+}
+
+func (c *client) stop(t *testing.T, cmd *exec.Cmd) {
+	_ = c.stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(wait):
+		_ = cmd.Process.Kill()
+		err = fmt.Errorf("killed after %s: %w", wait, <-done)
+	}
+	if err != nil || t.Failed() {
+		t.Logf("gRPC client (exit: %v):\n%s", err, c.logs.String())
+	}
+}
+
+// call has the child make the calls of req and returns what they gave.
+func (c *client) call(t *testing.T, req callRequest) callResult {
+	t.Helper()
+	line, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.stdin.Write(append(line, '\n')); err != nil {
+		t.Fatalf("send %s to the gRPC client: %v", line, err)
+	}
+	for c.stdout.Scan() {
+		text, ok := strings.CutPrefix(c.stdout.Text(), resultPrefix)
+		if !ok {
+			continue
+		}
+		var res callResult
+		if err := json.Unmarshal([]byte(text), &res); err != nil {
+			t.Fatalf("result %q: %v", text, err)
+		}
+		return res
+	}
+	t.Fatalf("the gRPC client ended without a result for %s: %v", line, c.stdout.Err())
+	return callResult{}
+}
+
+// until repeats req until ok accepts its result, and returns that result.
+func (c *client) until(t *testing.T, what string, req callRequest, ok func(callResult) bool) callResult {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		res := c.call(t, req)
+		if ok(res) {
+			return res
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s; last %s", what, wait, res)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (r callResult) String() string {
+	return fmt.Sprintf("backends %v, failures %v (last: %s)", r.Backends, r.Codes, r.LastError)
+}
+
+// only reports whether every call succeeded on the named backend.
+func (r callResult) only(backend string) bool {
+	return len(r.Codes) == 0 && len(r.Backends) == 1 && r.Backends[backend] > 0
+}
+
+// logBuffer collects output; it is safe for concurrent use.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,147 @@
+package proxyless
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/services/translator"
+	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/services/xds"
+)
+
+// wait is how long a test waits for something that should happen.
+const wait = 20 * time.Second
+
+// gatewire is the translator and the xds service running in this process
+// over an embedded JetStream server.
+type gatewire struct {
+	bus     *bus.Bus
+	xdsAddr string
+	logs    *logBuffer
+}
+
+// startGatewire runs the translator and the xds service until the test
+// ends, and waits until both are ready. Their logs are shown when the test
+// fails.
+func startGatewire(t *testing.T) *gatewire {
+	t.Helper()
+	g := &gatewire{bus: bustest.New(t), logs: &logBuffer{}}
+	log := slog.New(slog.NewTextHandler(g.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("gatewire logs:\n%s", g.logs.String())
+		}
+	})
+
+	tcfg := translator.DefaultConfig()
+	tcfg.Debounce = 5 * time.Millisecond
+	tr, err := translator.New(tcfg, g.bus, log.With("service", "translator"))
+	if err != nil {
+		t.Fatalf("translator: %v", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.xdsAddr = l.Addr().String()
+	xs, err := xds.New(xds.DefaultConfig(), g.bus, log.With("service", "xds"), xds.WithListener(l))
+	if err != nil {
+		t.Fatalf("xds: %v", err)
+	}
+	run(t, "translator", tr.Run)
+	run(t, "xds", xs.Run)
+	deadline := time.Now().Add(wait)
+	for !tr.Ready() || !xs.Ready() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready within %s: translator %t, xds %t", wait, tr.Ready(), xs.Ready())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return g
+}
+
+// run runs a service until the test ends.
+func run(t *testing.T, name string, fn func(context.Context) error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := fn(ctx); err != nil {
+			t.Errorf("%s: Run: %v", name, err)
+		}
+	})
+	t.Cleanup(func() {
+		cancel()
+		wg.Wait()
+	})
+}
+
+// apply puts every object of the YAML documents into the resources
+// bucket, as the provider would.
+func (g *gatewire) apply(t *testing.T, yaml string) {
+	t.Helper()
+	rs, err := resources.DecodeYAML(strings.NewReader(yaml), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		key := bus.ResourceKey(r.GetKind(), r.GetNamespace(), r.GetName())
+		if _, err := g.bus.Put(context.Background(), bus.Resources, key, r); err != nil {
+			t.Fatalf("put %s: %v", key, err)
+		}
+	}
+}
+
+// remove deletes an object from the resources bucket.
+func (g *gatewire) remove(t *testing.T, kind, namespace, name string) {
+	t.Helper()
+	if err := g.bus.Delete(context.Background(), bus.Resources, bus.ResourceKey(kind, namespace, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// service is a Service named like the backend with port servicePort, and
+// an EndpointSlice that puts the backend's loopback port behind it.
+func service(namespace, name string, b *backend) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata:
+  name: %[2]s
+  namespace: %[1]s
+spec:
+  ports:
+  - name: grpc
+    port: %[3]d
+    appProtocol: kubernetes.io/h2c
+---
+%[4]s`, namespace, name, servicePort, endpointSlice(namespace, name, b))
+}
+
+// endpointSlice is the EndpointSlice of Service name, with b's port.
+func endpointSlice(namespace, name string, b *backend) string {
+	return fmt.Sprintf(`apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: %[2]s-1
+  namespace: %[1]s
+  labels:
+    kubernetes.io/service-name: %[2]s
+addressType: IPv4
+ports:
+- name: grpc
+  port: %[3]d
+endpoints:
+- addresses: [127.0.0.1]
+  conditions: {ready: true}
+`, namespace, name, b.port)
+}
+
+// servicePort is the port of every backend Service.
+const servicePort = 50051
