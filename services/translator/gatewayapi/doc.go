@@ -42,10 +42,37 @@
 // are in Gateway API precedence order: Exact paths, then regular
 // expressions, then the longest prefix; then a method match, more header
 // matches, more query matches; then the oldest route, then namespace/name,
-// then rule and match order.
+// then rule and match order (see comparePrecedence). A route has one status
+// entry per distinct parentRef that names the gateway.
 //
-// Route names are "<namespace>/<route>/rule/<n>/match/<m>". IR routes may be
+// Route names are derived from what a route matches, never from its
+// position, so that reordering rules renames nothing:
+// "<namespace>/<route>/[<rule name>/]<hash of the match>", with "-2", "-3"
+// after matches repeated in one route (see routeNames). IR routes may be
 // shared by several virtual hosts: the IR is read-only once built.
+//
+// # Rules
+//
+// Each match of a rule is one IR route. Paths match Exact, PathPrefix
+// (element-wise: "/foo" matches "/foo" and "/foo/bar", not "/foobar") or
+// RegularExpression (RE2, as Envoy compiles it); headers and query
+// parameters Exact or RegularExpression; and a method. Values the API
+// server would have refused (objects from files are not validated by one)
+// and values Envoy would refuse, such as a regular expression too complex
+// for Envoy's default program size limit, are problems like any other.
+//
+// A rule with a problem (a match, filter, timeout, retry or backendRef
+// value it cannot have, or filters that cannot go together) is dropped:
+// the route is PartiallyInvalid ("Dropped Rule <n>: ..."), or not Accepted
+// when no rule is valid (UnsupportedValue or IncompatibleFilters). The
+// requests its valid matches would have matched are answered with 500
+// rather than left to fall through to another rule without its filters.
+// A rule with no backendRefs, or none valid, answers 500.
+//
+// timeouts.request is the route timeout and timeouts.backendRequest the
+// timeout of each attempt ("0s" disables either); retry retries connection
+// failures, resets and the given status codes, attempts times, waiting at
+// least backoff.
 //
 // # Backends
 //
@@ -62,10 +89,17 @@
 //
 // # Filters
 //
-// RequestHeaderModifier and ResponseHeaderModifier are supported. A rule
-// with any other filter answers 500 (a filter must never be skipped) and the
-// route is PartiallyInvalid, or not Accepted when no rule is valid
-// (UnsupportedValue).
+// RequestHeaderModifier, ResponseHeaderModifier, RequestRedirect,
+// URLRewrite, RequestMirror and CORS are supported on rules, and the two
+// header modifiers on backendRefs. A RequestRedirect without port
+// redirects to the scheme's well-known port when it sets a scheme, else to
+// the listener's port, decided per listener when xDS is generated. A
+// mirror whose backend cannot be resolved is left out (ResolvedRefs False).
+// ExtensionRef filters name kinds gatewire does not know: ResolvedRefs is
+// False (InvalidKind) and the rule answers 500. Other filter types make
+// the rule invalid (UnsupportedValue); so do RequestRedirect with
+// URLRewrite or RequestMirror, and a filter repeated
+// (IncompatibleFilters).
 package gatewayapi
 
 // ControllerName is the spec.controllerName of the GatewayClasses that

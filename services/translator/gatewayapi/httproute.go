@@ -38,13 +38,16 @@ func (t *translation) attachHTTPRoute(route *gatewayv1.HTTPRoute) {
 		ObservedGeneration: route.Generation,
 	}
 	counted := map[*listener]bool{}
+	seen := map[string]bool{}
 	for _, ref := range route.Spec.ParentRefs {
-		if !t.names(route.Namespace, ref) {
-			continue
+		key := parentKey(parentRef(ref))
+		if !t.names(route.Namespace, ref) || seen[key] {
+			continue // another gateway's, or a repeated parentRef: one status entry each
 		}
+		seen[key] = true
 		attached, p := t.selectListeners(ref, &kind, route.Namespace, hostnames)
-		if p == nil && rules.valid == 0 {
-			p = rules.invalid
+		if p == nil {
+			p = rules.notAccepted()
 		}
 		var cs conditions
 		if p != nil {
@@ -150,6 +153,11 @@ func (t *translation) place(attached []attachment, rules *httpRules, route *gate
 			p.add(a.listener, h, rules.routes, route.CreationTimestamp.Time)
 		}
 	}
+}
+
+// parentKey identifies a parentRef as written.
+func parentKey(r *busv1.ParentRef) string {
+	return fmt.Sprintf("%s/%s/%s/%s/%s/%d", r.Group, r.Kind, r.Namespace, r.Name, r.SectionName, r.Port)
 }
 
 // parentRef mirrors a parentRef as written, for the route's status.

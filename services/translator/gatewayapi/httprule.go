@@ -2,9 +2,6 @@ package gatewayapi
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
-	"strings"
 
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -18,15 +15,16 @@ type httpRules struct {
 	routes   []*irv1.Route
 	backends []*irv1.Backend // the backends the routes send traffic to
 	valid    int             // rules translated without a problem
-	// invalid is the first rule problem (an unsupported filter or match).
+	// invalid is the first rule problem (a match, filter, timeout or
+	// backendRef the rule cannot have); its message names the rule.
 	invalid *problem
-	// unresolved is the first backendRef that could not be resolved.
+	// unresolved is the first reference that could not be resolved.
 	unresolved *problem
 }
 
 // setConditions sets the conditions the rules decide for one parent:
-// ResolvedRefs, and PartiallyInvalid when some rules were dropped or answer
-// an error while the route is accepted.
+// ResolvedRefs, and PartiallyInvalid when some rules were dropped while the
+// route is accepted.
 func (r *httpRules) setConditions(cs *conditions, accepted bool) {
 	if r.unresolved != nil {
 		cs.set(string(gatewayv1.RouteConditionResolvedRefs), false, r.unresolved.reason, r.unresolved.message)
@@ -34,215 +32,145 @@ func (r *httpRules) setConditions(cs *conditions, accepted bool) {
 		cs.set(string(gatewayv1.RouteConditionResolvedRefs), true, string(gatewayv1.RouteReasonResolvedRefs), "All references are resolved")
 	}
 	if accepted && r.invalid != nil {
-		cs.set(string(gatewayv1.RouteConditionPartiallyInvalid), true, r.invalid.reason, r.invalid.message)
+		cs.set(string(gatewayv1.RouteConditionPartiallyInvalid), true, r.invalid.reason, "Dropped Rule "+r.invalid.message)
 	}
+}
+
+// notAccepted is why the route cannot be accepted at all: every rule is
+// invalid.
+func (r *httpRules) notAccepted() *problem {
+	if r.valid > 0 || r.invalid == nil {
+		return nil
+	}
+	return &problem{r.invalid.reason, "Rule " + r.invalid.message}
 }
 
 // buildHTTPRules translates every rule of route.
 func (t *translation) buildHTTPRules(route *gatewayv1.HTTPRoute) *httpRules {
 	out := &httpRules{}
+	names := newRouteNames(route.Namespace, route.Name)
 	for i := range route.Spec.Rules {
-		t.buildHTTPRule(route, i, out)
+		t.buildHTTPRule(route, i, names, out)
 	}
 	return out
 }
 
-// defaultMatches is what a rule without matches matches: every path.
-var defaultMatches = []gatewayv1.HTTPRouteMatch{{}}
+// answer500 is what the routes of an invalid rule do: the rule is dropped,
+// but the requests it would have matched get an error rather than falling
+// through to another rule, since its filters must not be skipped.
+var answer500 = &irv1.Route{DirectResponse: &irv1.DirectResponse{Status: 500}}
 
-func (t *translation) buildHTTPRule(route *gatewayv1.HTTPRoute, i int, out *httpRules) {
+func (t *translation) buildHTTPRule(route *gatewayv1.HTTPRoute, i int, names *routeNames, out *httpRules) {
 	rule := &route.Spec.Rules[i]
-	req, resp, bad := httpFilters(rule)
-	weighted, used, invalidShare := t.httpBackends(route.Namespace, rule.BackendRefs, out)
-	var direct *irv1.DirectResponse
-	switch {
-	case bad != nil: // a filter must never be skipped: answer an error instead
-		weighted, used, direct = nil, nil, &irv1.DirectResponse{Status: 500}
-	case len(used) == 0:
-		weighted, direct = nil, &irv1.DirectResponse{Status: 500}
-	case invalidShare:
-		direct = &irv1.DirectResponse{Status: 500} // for the share of invalid backendRefs
+	action, used, bad := t.ruleAction(route.Namespace, rule, i, out)
+	matches, p := ruleMatches(rule)
+	bad = cmpProblem(bad, p, prefixOnly(action, matches))
+	ruleName := ""
+	if rule.Name != nil {
+		ruleName = string(*rule.Name)
+	}
+	if bad != nil {
+		action, used = answer500, nil
+		if out.invalid == nil {
+			out.invalid = &problem{bad.reason, fmt.Sprintf("%d%s: %s", i, quotedName(ruleName), bad.message)}
+		}
+	} else {
+		out.valid++
 	}
 	out.backends = append(out.backends, used...)
-	matches := rule.Matches
-	if len(matches) == 0 {
-		matches = defaultMatches
-	}
-	for j := range matches {
-		match, p := httpMatch(&matches[j])
-		if p != nil {
-			bad = cmpProblem(bad, p)
+	for j, m := range matches {
+		if m == nil {
 			continue
 		}
-		out.routes = append(out.routes, &irv1.Route{
-			Name: route.Namespace + "/" + route.Name + "/rule/" + strconv.Itoa(i) + "/match/" + strconv.Itoa(j),
+		out.routes = append(out.routes, withMatch(action, &irv1.Route{
+			Name: names.name(ruleName, m),
 			Source: &irv1.RouteSource{Kind: resources.KindHTTPRoute, Namespace: route.Namespace, Name: route.Name,
 				Rule: uint32(i), Match: uint32(j)},
-			Match:           match,
-			RequestHeaders:  req,
-			ResponseHeaders: resp,
-			Backends:        weighted,
-			DirectResponse:  direct,
-		})
-	}
-	if bad == nil {
-		out.valid++
-	} else if out.invalid == nil {
-		out.invalid = &problem{bad.reason, fmt.Sprintf("rule %d: %s", i, bad.message)}
+			Match: m,
+		}))
 	}
 }
 
-// cmpProblem returns the first of a and b that is set.
-func cmpProblem(a, b *problem) *problem {
-	if a != nil {
-		return a
+// ruleAction returns what the routes of a rule do, the backends they send
+// traffic to, or the problem that makes the rule invalid. References that
+// cannot be resolved are recorded in out.
+func (t *translation) ruleAction(ns string, rule *gatewayv1.HTTPRouteRule, i int, out *httpRules) (*irv1.Route, []*irv1.Backend, *problem) {
+	f := t.httpFilters(ns, rule.Filters)
+	b := t.backendRefs(ns, rule.BackendRefs)
+	if u := cmpProblem(f.unresolved, b.unresolved); u != nil && out.unresolved == nil {
+		out.unresolved = within(u, fieldf("rules[%d]", i))
 	}
-	return b
+	to, p1 := timeouts(rule.Timeouts)
+	re, p2 := retry(rule.Retry)
+	bad := cmpProblem(f.invalid, b.invalid, p1, p2)
+	if f.redirect != nil && len(rule.BackendRefs) > 0 {
+		bad = cmpProblem(bad, unsupported("filter RequestRedirect cannot be used with backendRefs"))
+	}
+	if bad != nil {
+		return nil, nil, bad
+	}
+	r := &irv1.Route{RequestHeaders: f.request, ResponseHeaders: f.response, Cors: f.cors}
+	switch {
+	case f.failClosed:
+		return answer500, nil, nil
+	case f.redirect != nil:
+		r.Redirect = f.redirect
+		return r, nil, nil
+	case len(b.used) == 0: // no backendRefs, or none valid: 500 for all
+		r.DirectResponse = &irv1.DirectResponse{Status: 500}
+		return r, nil, nil
+	}
+	r.Backends, r.UrlRewrite, r.Mirrors, r.Timeouts, r.Retry = b.weighted, f.rewrite, f.mirrors, to, re
+	if b.invalidShare {
+		r.DirectResponse = &irv1.DirectResponse{Status: 500} // for the share of invalid backendRefs
+	}
+	return r, append(b.used, f.mirrored...), nil
 }
 
-// httpFilters translates the filters of a rule. A filter gatewire does not
-// support, here or on a backendRef, is a problem.
-func httpFilters(rule *gatewayv1.HTTPRouteRule) (req, resp *irv1.HeaderModifier, bad *problem) {
-	for _, f := range rule.Filters {
-		switch {
-		case f.Type == gatewayv1.HTTPRouteFilterRequestHeaderModifier && f.RequestHeaderModifier != nil:
-			var p *problem
-			req, p = headerModifier(f.RequestHeaderModifier)
-			bad = cmpProblem(bad, p)
-		case f.Type == gatewayv1.HTTPRouteFilterResponseHeaderModifier && f.ResponseHeaderModifier != nil:
-			var p *problem
-			resp, p = headerModifier(f.ResponseHeaderModifier)
-			bad = cmpProblem(bad, p)
-		default:
-			bad = cmpProblem(bad, unsupported("filter type %q is not supported", f.Type))
-		}
+// ruleMatches translates the matches of a rule (a rule without matches
+// matches every path); a match that cannot be translated is nil.
+func ruleMatches(rule *gatewayv1.HTTPRouteRule) ([]*irv1.RouteMatch, *problem) {
+	ms := rule.Matches
+	if len(ms) == 0 {
+		ms = defaultMatches
 	}
-	for _, ref := range rule.BackendRefs {
-		if len(ref.Filters) > 0 {
-			bad = cmpProblem(bad, unsupported("backendRef %s: filters on backendRefs are not supported", ref.Name))
-		}
+	out := make([]*irv1.RouteMatch, len(ms))
+	var bad *problem
+	for j := range ms {
+		m, p := httpMatch(&ms[j], j)
+		bad = cmpProblem(bad, p)
+		out[j] = m
 	}
-	return req, resp, bad
+	return out, bad
 }
 
-func unsupported(format string, args ...any) *problem {
-	return &problem{string(gatewayv1.RouteReasonUnsupportedValue), fmt.Sprintf(format, args...)}
+// prefixOnly checks that a rule whose redirect or rewrite replaces the
+// matched prefix has only PathPrefix matches.
+func prefixOnly(action *irv1.Route, matches []*irv1.RouteMatch) *problem {
+	if !prefixReplacing(action.GetRedirect(), action.GetUrlRewrite()) {
+		return nil
+	}
+	for j, m := range matches {
+		if m != nil && m.GetPath().GetType() != irv1.PathMatch_TYPE_PREFIX {
+			return unsupported("matches[%d]: ReplacePrefixMatch needs a PathPrefix match", j)
+		}
+	}
+	return nil
 }
 
-// headerModifier translates a header filter. The Host header cannot be
-// modified this way: Envoy refuses it.
-func headerModifier(f *gatewayv1.HTTPHeaderFilter) (*irv1.HeaderModifier, *problem) {
-	m := &irv1.HeaderModifier{Remove: f.Remove}
-	for _, h := range f.Add {
-		m.Add = append(m.Add, &irv1.Header{Name: string(h.Name), Value: h.Value})
-	}
-	for _, h := range f.Set {
-		m.Set = append(m.Set, &irv1.Header{Name: string(h.Name), Value: h.Value})
-	}
-	for _, hs := range [][]*irv1.Header{m.Add, m.Set} {
-		for _, h := range hs {
-			if !modifiable(h.Name) {
-				return nil, unsupported("header %q cannot be modified", h.Name)
-			}
-		}
-	}
-	for _, name := range m.Remove {
-		if !modifiable(name) {
-			return nil, unsupported("header %q cannot be removed", name)
-		}
-	}
-	return m, nil
+// withMatch completes r (name, source, match) with what action does.
+// Actions are shared by the routes of a rule: the IR is read-only.
+func withMatch(action, r *irv1.Route) *irv1.Route {
+	r.RequestHeaders, r.ResponseHeaders = action.RequestHeaders, action.ResponseHeaders
+	r.Backends, r.DirectResponse, r.Redirect = action.Backends, action.DirectResponse, action.Redirect
+	r.UrlRewrite, r.Mirrors, r.Cors = action.UrlRewrite, action.Mirrors, action.Cors
+	r.Timeouts, r.Retry = action.Timeouts, action.Retry
+	return r
 }
 
-func modifiable(header string) bool {
-	return !strings.EqualFold(header, "host") && !strings.HasPrefix(header, ":")
-}
-
-// httpMatch translates one match, or says why it cannot be.
-func httpMatch(m *gatewayv1.HTTPRouteMatch) (*irv1.RouteMatch, *problem) {
-	path, p := pathMatch(m.Path)
-	if p != nil {
-		return nil, p
+func quotedName(name string) string {
+	if name == "" {
+		return ""
 	}
-	out := &irv1.RouteMatch{Path: path}
-	if m.Method != nil {
-		out.Method = string(*m.Method)
-	}
-	for _, h := range m.Headers {
-		name := strings.ToLower(string(h.Name))
-		if containsHeader(out.Headers, name) {
-			continue // the first of equivalent names wins
-		}
-		regex, p := isRegex(h.Type, h.Value, "header "+name)
-		if p != nil {
-			return nil, p
-		}
-		out.Headers = append(out.Headers, &irv1.HeaderMatch{Name: name, Value: h.Value, Regex: regex})
-	}
-	for _, q := range m.QueryParams {
-		if containsQuery(out.QueryParams, string(q.Name)) {
-			continue
-		}
-		regex, p := isRegex(q.Type, q.Value, "query parameter "+string(q.Name))
-		if p != nil {
-			return nil, p
-		}
-		out.QueryParams = append(out.QueryParams, &irv1.QueryMatch{Name: string(q.Name), Value: q.Value, Regex: regex})
-	}
-	return out, nil
-}
-
-func pathMatch(m *gatewayv1.HTTPPathMatch) (*irv1.PathMatch, *problem) {
-	typ, value := gatewayv1.PathMatchPathPrefix, "/"
-	if m != nil && m.Type != nil {
-		typ = *m.Type
-	}
-	if m != nil && m.Value != nil {
-		value = *m.Value
-	}
-	switch typ {
-	case gatewayv1.PathMatchExact:
-		return &irv1.PathMatch{Type: irv1.PathMatch_TYPE_EXACT, Value: value}, nil
-	case gatewayv1.PathMatchPathPrefix:
-		return &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: value}, nil
-	case gatewayv1.PathMatchRegularExpression:
-		if _, err := regexp.Compile(value); err != nil {
-			return nil, unsupported("path regular expression %q: %v", value, err)
-		}
-		return &irv1.PathMatch{Type: irv1.PathMatch_TYPE_REGEX, Value: value}, nil
-	}
-	return nil, unsupported("path match type %q is not supported", typ)
-}
-
-// isRegex reports whether a header or query match of type typ is a regular
-// expression, checking that value compiles.
-func isRegex[T ~string](typ *T, value, what string) (bool, *problem) {
-	if typ == nil || string(*typ) == "Exact" {
-		return false, nil
-	}
-	if string(*typ) != "RegularExpression" {
-		return false, unsupported("%s: match type %q is not supported", what, *typ)
-	}
-	if _, err := regexp.Compile(value); err != nil {
-		return false, unsupported("%s: regular expression %q: %v", what, value, err)
-	}
-	return true, nil
-}
-
-func containsHeader(hs []*irv1.HeaderMatch, name string) bool {
-	for _, h := range hs {
-		if h.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func containsQuery(qs []*irv1.QueryMatch, name string) bool {
-	for _, q := range qs {
-		if q.Name == name {
-			return true
-		}
-	}
-	return false
+	return fmt.Sprintf(" (%q)", name)
 }

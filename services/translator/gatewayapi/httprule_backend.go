@@ -1,0 +1,95 @@
+package gatewayapi
+
+import (
+	"slices"
+
+	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
+	"google.golang.org/protobuf/proto"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// maxWeight is the largest weight of a backendRef; with at most a few
+// backendRefs per rule their sum stays far from Envoy's 32-bit limit.
+const maxWeight = 1_000_000
+
+// ruleBackends is the translation of the backendRefs of one rule.
+type ruleBackends struct {
+	// weighted are the shares of traffic; the share of backendRefs that
+	// cannot be resolved has an empty backend name.
+	weighted []*irv1.WeightedBackend
+	// used are the resolved backends that get traffic.
+	used []*irv1.Backend
+	// invalidShare is set when some traffic belongs to unresolved refs.
+	invalidShare bool
+	// invalid is a problem that makes the rule invalid (a bad weight or
+	// filter); unresolved is the first backendRef that cannot be resolved.
+	invalid, unresolved *problem
+}
+
+// backendRefs translates the backendRefs of a rule in namespace ns.
+// References to the same backend with no filters of their own are merged,
+// adding up their weights; a reference with weight 0 gets no traffic.
+func (t *translation) backendRefs(ns string, refs []gatewayv1.HTTPBackendRef) *ruleBackends {
+	out := &ruleBackends{}
+	for i := range refs {
+		ref := &refs[i]
+		field := fieldf("backendRefs[%d]", i)
+		weight, req, resp, p := backendRefOptions(ref, field)
+		if p != nil {
+			out.invalid = cmpProblem(out.invalid, p)
+			continue
+		}
+		b, p := t.resolveBackendRef(ns, ref.BackendObjectReference)
+		if p != nil {
+			out.unresolved = cmpProblem(out.unresolved, within(p, field))
+		}
+		if weight == 0 {
+			continue
+		}
+		w := &irv1.WeightedBackend{Weight: weight, RequestHeaders: req, ResponseHeaders: resp}
+		if p == nil {
+			w.Backend = b.Name
+		}
+		out.add(w, b)
+	}
+	return out
+}
+
+// add records a weighted share, merging it into an equal one.
+func (r *ruleBackends) add(w *irv1.WeightedBackend, b *irv1.Backend) {
+	i := slices.IndexFunc(r.weighted, func(o *irv1.WeightedBackend) bool {
+		return o.Backend == w.Backend && proto.Equal(o.RequestHeaders, w.RequestHeaders) &&
+			proto.Equal(o.ResponseHeaders, w.ResponseHeaders)
+	})
+	if i >= 0 {
+		r.weighted[i].Weight += w.Weight
+		return
+	}
+	r.weighted = append(r.weighted, w)
+	switch {
+	case w.Backend == "":
+		r.invalidShare = true
+	case !slices.ContainsFunc(r.used, func(u *irv1.Backend) bool { return u.Name == b.Name }):
+		r.used = append(r.used, b)
+	}
+}
+
+// backendRefOptions returns the weight (1 when unset) and the header
+// filters of a backendRef.
+func backendRefOptions(ref *gatewayv1.HTTPBackendRef, field string) (uint32, *irv1.HeaderModifier, *irv1.HeaderModifier, *problem) {
+	weight := uint32(1)
+	if ref.Weight != nil {
+		if *ref.Weight < 0 || *ref.Weight > maxWeight {
+			return 0, nil, nil, unsupported("%s.weight: %d is not between 0 and %d", field, *ref.Weight, maxWeight)
+		}
+		weight = uint32(*ref.Weight)
+	}
+	req, resp, p := backendFilters(ref.Filters, field)
+	return weight, req, resp, p
+}
+
+// resolveBackendRef resolves a reference from a route in namespace ns to a
+// backend, with the rules of backend.go (kinds, ReferenceGrants).
+func (t *translation) resolveBackendRef(ns string, ref gatewayv1.BackendObjectReference) (*irv1.Backend, *problem) {
+	return t.resolveBackend(ns, gatewayv1.BackendRef{BackendObjectReference: ref})
+}
