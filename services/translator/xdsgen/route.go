@@ -1,12 +1,12 @@
 package xdsgen
 
 import (
+	"fmt"
 	"strings"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 )
@@ -18,9 +18,12 @@ import (
 const InvalidBackendCluster = "gatewire/invalid-backend"
 
 // RouteConfiguration returns the routes of an IR listener, named like it:
-// one virtual host per IR virtual host. The port of the Host header is
-// ignored when matching domains.
-func RouteConfiguration(l *irv1.Listener) *routev3.RouteConfiguration {
+// one virtual host per IR virtual host, its routes in IR order. The port of
+// the Host header is ignored when matching domains. What a route does may
+// depend on the listener (the port of a redirect), so an IR route shared by
+// several listeners may differ between their configurations. It fails only
+// when a route holds a value protobuf cannot marshal (invalid UTF-8).
+func RouteConfiguration(l *irv1.Listener) (*routev3.RouteConfiguration, error) {
 	rc := &routev3.RouteConfiguration{
 		Name:                     l.GetName(),
 		IgnorePortInHostMatching: true,
@@ -29,7 +32,11 @@ func RouteConfiguration(l *irv1.Listener) *routev3.RouteConfiguration {
 	for _, vh := range l.GetVirtualHosts() {
 		routes := make([]*routev3.Route, 0, len(vh.GetRoutes()))
 		for _, r := range vh.GetRoutes() {
-			routes = append(routes, route(r))
+			rs, err := envoyRoutes(r, l)
+			if err != nil {
+				return nil, fmt.Errorf("route configuration %s, route %s: %w", l.GetName(), r.GetName(), err)
+			}
+			routes = append(routes, rs...)
 		}
 		rc.VirtualHosts = append(rc.VirtualHosts, &routev3.VirtualHost{
 			Name:    vh.GetName(),
@@ -37,10 +44,17 @@ func RouteConfiguration(l *irv1.Listener) *routev3.RouteConfiguration {
 			Routes:  routes,
 		})
 	}
-	return rc
+	return rc, nil
 }
 
-func route(r *irv1.Route) *routev3.Route {
+// envoyRoutes returns the Envoy routes of an IR route on listener l: one,
+// or two when replacing a matched prefix needs it (see splitPrefix). Each
+// is named like the IR route.
+func envoyRoutes(r *irv1.Route, l *irv1.Listener) ([]*routev3.Route, error) {
+	cors, err := corsConfig(r.GetCors())
+	if err != nil {
+		return nil, err
+	}
 	out := &routev3.Route{
 		Name:                    r.GetName(),
 		Match:                   routeMatch(r.GetMatch()),
@@ -48,13 +62,25 @@ func route(r *irv1.Route) *routev3.Route {
 		RequestHeadersToRemove:  r.GetRequestHeaders().GetRemove(),
 		ResponseHeadersToAdd:    headersToAdd(r.GetResponseHeaders()),
 		ResponseHeadersToRemove: r.GetResponseHeaders().GetRemove(),
+		TypedPerFilterConfig:    cors,
 	}
-	if len(r.GetBackends()) == 0 {
+	split := false
+	switch {
+	case r.GetRedirect() != nil:
+		var rd *routev3.RedirectAction
+		rd, split = redirectAction(r, l)
+		out.Action = &routev3.Route_Redirect{Redirect: rd}
+	case len(r.GetBackends()) == 0:
 		out.Action = &routev3.Route_DirectResponse{DirectResponse: directResponse(r.GetDirectResponse())}
-		return out
+	default:
+		var action *routev3.RouteAction
+		action, split = routeAction(r)
+		out.Action = &routev3.Route_Route{Route: action}
 	}
-	out.Action = &routev3.Route_Route{Route: routeAction(r.GetBackends())}
-	return out
+	if split {
+		return splitPrefix(out), nil
+	}
+	return []*routev3.Route{out}, nil
 }
 
 // directResponse answers with d, or 500 when the IR says nothing.
@@ -68,27 +94,6 @@ func directResponse(d *irv1.DirectResponse) *routev3.DirectResponseAction {
 		out.Body = &corev3.DataSource{Specifier: &corev3.DataSource_InlineString{InlineString: d.GetBody()}}
 	}
 	return out
-}
-
-func routeAction(backends []*irv1.WeightedBackend) *routev3.RouteAction {
-	if len(backends) == 1 && backends[0].GetBackend() != "" {
-		return &routev3.RouteAction{ClusterSpecifier: &routev3.RouteAction_Cluster{Cluster: backends[0].GetBackend()}}
-	}
-	action := &routev3.RouteAction{}
-	weighted := &routev3.WeightedCluster{Clusters: make([]*routev3.WeightedCluster_ClusterWeight, 0, len(backends))}
-	for _, b := range backends {
-		name := b.GetBackend()
-		if name == "" {
-			name = InvalidBackendCluster
-			action.ClusterNotFoundResponseCode = routev3.RouteAction_INTERNAL_SERVER_ERROR
-		}
-		weighted.Clusters = append(weighted.Clusters, &routev3.WeightedCluster_ClusterWeight{
-			Name:   name,
-			Weight: wrapperspb.UInt32(b.GetWeight()),
-		})
-	}
-	action.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: weighted}
-	return action
 }
 
 // routeMatch translates an IR match. A prefix matches whole path segments

@@ -39,7 +39,11 @@ func Resources(gw *irv1.Gateway) (map[resourcev3.Type][]types.Resource, error) {
 			return nil, err
 		}
 		out[resourcev3.ListenerType] = append(out[resourcev3.ListenerType], lis)
-		out[resourcev3.RouteType] = append(out[resourcev3.RouteType], RouteConfiguration(l))
+		rc, err := RouteConfiguration(l)
+		if err != nil {
+			return nil, err
+		}
+		out[resourcev3.RouteType] = append(out[resourcev3.RouteType], rc)
 	}
 	for _, b := range gw.GetBackends() {
 		out[resourcev3.ClusterType] = append(out[resourcev3.ClusterType], Cluster(b))
@@ -135,12 +139,15 @@ func routedClustersExist(res map[resourcev3.Type][]types.Resource) error {
 }
 
 func routeClusters(a *routev3.RouteAction) []string {
-	if c := a.GetCluster(); c != "" {
-		return []string{c}
-	}
 	var out []string
+	if c := a.GetCluster(); c != "" {
+		out = append(out, c)
+	}
 	for _, w := range a.GetWeightedClusters().GetClusters() {
 		out = append(out, w.GetName())
+	}
+	for _, m := range a.GetRequestMirrorPolicies() {
+		out = append(out, m.GetCluster())
 	}
 	return out
 }

@@ -1,0 +1,143 @@
+package xdsgen
+
+import (
+	"math"
+	"time"
+
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	typev3 "github.com/envoyproxy/go-control-plane/envoy/type/v3"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
+)
+
+// retryOn are the failures a retry policy retries besides its status
+// codes: connection failures, resets and timeouts, as the Gateway API asks.
+const retryOn = "connect-failure,refused-stream,reset"
+
+// routeAction forwards a route's requests to its backends, with its
+// rewrite, mirrors, timeouts and retries. split reports that the route must
+// be split to replace its matched prefix (see splitPrefix).
+func routeAction(r *irv1.Route) (action *routev3.RouteAction, split bool) {
+	action = clusters(r.GetBackends())
+	action.Timeout = routeTimeout(r)
+	action.RetryPolicy = retryPolicy(r)
+	for _, m := range r.GetMirrors() {
+		action.RequestMirrorPolicies = append(action.RequestMirrorPolicies, mirrorPolicy(m))
+	}
+	rw := r.GetUrlRewrite()
+	if host := rw.GetHostname(); host != "" {
+		action.HostRewriteSpecifier = &routev3.RouteAction_HostRewriteLiteral{HostRewriteLiteral: host}
+	}
+	switch {
+	case !rw.GetHasPath():
+	case rw.GetFullPath() != "":
+		action.RegexRewrite = &matcherv3.RegexMatchAndSubstitute{
+			Pattern:      &matcherv3.RegexMatcher{Regex: "^/.*$"},
+			Substitution: rw.GetFullPath(),
+		}
+	default:
+		action.PrefixRewrite, split = prefixRewrite(r.GetMatch().GetPath(), rw.GetPrefix())
+	}
+	return action, split
+}
+
+// clusters sends traffic to one cluster, or shares it among weighted
+// clusters when there are several backends, an invalid share, or
+// per-backend header filters.
+func clusters(backends []*irv1.WeightedBackend) *routev3.RouteAction {
+	if len(backends) == 1 && backends[0].GetBackend() != "" &&
+		backends[0].GetRequestHeaders() == nil && backends[0].GetResponseHeaders() == nil {
+		return &routev3.RouteAction{ClusterSpecifier: &routev3.RouteAction_Cluster{Cluster: backends[0].GetBackend()}}
+	}
+	action := &routev3.RouteAction{}
+	weighted := &routev3.WeightedCluster{Clusters: make([]*routev3.WeightedCluster_ClusterWeight, 0, len(backends))}
+	for _, b := range backends {
+		name := b.GetBackend()
+		if name == "" {
+			name = InvalidBackendCluster
+			action.ClusterNotFoundResponseCode = routev3.RouteAction_INTERNAL_SERVER_ERROR
+		}
+		weighted.Clusters = append(weighted.Clusters, &routev3.WeightedCluster_ClusterWeight{
+			Name:                    name,
+			Weight:                  wrapperspb.UInt32(b.GetWeight()),
+			RequestHeadersToAdd:     headersToAdd(b.GetRequestHeaders()),
+			RequestHeadersToRemove:  b.GetRequestHeaders().GetRemove(),
+			ResponseHeadersToAdd:    headersToAdd(b.GetResponseHeaders()),
+			ResponseHeadersToRemove: b.GetResponseHeaders().GetRemove(),
+		})
+	}
+	action.ClusterSpecifier = &routev3.RouteAction_WeightedClusters{WeightedClusters: weighted}
+	return action
+}
+
+// routeTimeout is the request timeout, 0 for none. Without one, when
+// backendRequest is set, a request may take as long as all its attempts;
+// otherwise Envoy's default (15s) holds.
+func routeTimeout(r *irv1.Route) *durationpb.Duration {
+	to := r.GetTimeouts()
+	if to.GetRequest() != nil {
+		return to.GetRequest()
+	}
+	per := to.GetBackendRequest()
+	if per == nil {
+		return nil
+	}
+	attempts := int64(1)
+	if rt := r.GetRetry(); rt != nil {
+		attempts += int64(max(rt.GetAttempts(), 1))
+	}
+	return durationpb.New(scaled(per.AsDuration(), attempts))
+}
+
+// scaled is d×n, or the longest duration when that overflows.
+func scaled(d time.Duration, n int64) time.Duration {
+	if d > time.Duration(math.MaxInt64/n) {
+		return time.Duration(math.MaxInt64)
+	}
+	return d * time.Duration(n)
+}
+
+// retryPolicy is the route's retry policy: retries on connection failures
+// and on its status codes, with its backoff as the base interval, and the
+// backendRequest timeout per attempt. A route with only a backendRequest
+// timeout gets a policy of no retries that carries it.
+func retryPolicy(r *irv1.Route) *routev3.RetryPolicy {
+	rt, per := r.GetRetry(), r.GetTimeouts().GetBackendRequest()
+	if rt == nil && per == nil {
+		return nil
+	}
+	p := &routev3.RetryPolicy{PerTryTimeout: per}
+	if rt == nil {
+		p.NumRetries = wrapperspb.UInt32(0)
+		return p
+	}
+	p.RetryOn = retryOn
+	if len(rt.GetCodes()) > 0 {
+		p.RetryOn += ",retriable-status-codes"
+		p.RetriableStatusCodes = rt.GetCodes()
+	}
+	if rt.GetAttempts() > 0 {
+		p.NumRetries = wrapperspb.UInt32(rt.GetAttempts())
+	}
+	if b := rt.GetBackoff(); b.AsDuration() > 0 {
+		p.RetryBackOff = &routev3.RetryPolicy_RetryBackOff{BaseInterval: b, MaxInterval: durationpb.New(scaled(b.AsDuration(), 10))}
+	}
+	return p
+}
+
+// mirrorPolicy mirrors a share of the requests to a backend's cluster, in
+// millionths.
+func mirrorPolicy(m *irv1.Mirror) *routev3.RouteAction_RequestMirrorPolicy {
+	p := &routev3.RouteAction_RequestMirrorPolicy{Cluster: m.GetBackend()}
+	if pct := m.GetPercent(); pct < 100 {
+		p.RuntimeFraction = &corev3.RuntimeFractionalPercent{DefaultValue: &typev3.FractionalPercent{
+			Numerator:   uint32(math.Round(pct * 10_000)),
+			Denominator: typev3.FractionalPercent_MILLION,
+		}}
+	}
+	return p
+}

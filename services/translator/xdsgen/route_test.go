@@ -1,0 +1,137 @@
+package xdsgen
+
+import (
+	"strings"
+	"testing"
+
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+
+	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
+)
+
+// rewritePath does to path what Envoy does with the routes of an IR route
+// with a PathPrefix match on prefix whose URL rewrite replaces the prefix
+// with replacement: pick the first route that matches, swap its matched
+// prefix (or path) for prefix_rewrite.
+func rewritePath(t *testing.T, prefix, replacement, path string) string {
+	t.Helper()
+	r := &irv1.Route{
+		Name:       "r",
+		Match:      &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: prefix}},
+		Backends:   []*irv1.WeightedBackend{{Backend: "b", Weight: 1}},
+		UrlRewrite: &irv1.URLRewrite{Prefix: replacement, HasPath: true},
+	}
+	routes, err := envoyRoutes(r, &irv1.Listener{Port: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, er := range routes {
+		if matched, ok := envoyMatch(er.GetMatch(), path); ok {
+			return er.GetRoute().GetPrefixRewrite() + path[len(matched):]
+		}
+	}
+	return "no match"
+}
+
+// envoyMatch returns the part of path a route match matches.
+func envoyMatch(m *routev3.RouteMatch, path string) (string, bool) {
+	switch {
+	case m.GetPath() != "":
+		return path, path == m.GetPath()
+	case m.GetPathSeparatedPrefix() != "":
+		p := m.GetPathSeparatedPrefix()
+		return p, path == p || strings.HasPrefix(path, p+"/")
+	default:
+		return m.GetPrefix(), strings.HasPrefix(path, m.GetPrefix())
+	}
+}
+
+// TestPrefixRewriteFollowsTheSpecTable checks the table of the Gateway API's
+// HTTPPathModifier.ReplacePrefixMatch, and what a prefix "/" does.
+func TestPrefixRewriteFollowsTheSpecTable(t *testing.T) {
+	for _, c := range []struct{ path, prefix, replacement, want string }{
+		{"/foo/bar", "/foo", "/xyz", "/xyz/bar"},
+		{"/foo/bar", "/foo", "/xyz/", "/xyz/bar"},
+		{"/foo/bar", "/foo/", "/xyz", "/xyz/bar"},
+		{"/foo/bar", "/foo/", "/xyz/", "/xyz/bar"},
+		{"/foo", "/foo", "/xyz", "/xyz"},
+		{"/foo/", "/foo", "/xyz", "/xyz/"},
+		{"/foo/bar", "/foo", "", "/bar"},
+		{"/foo/", "/foo", "", "/"},
+		{"/foo", "/foo", "", "/"},
+		{"/foo/", "/foo", "/", "/"},
+		{"/foo", "/foo", "/", "/"},
+		{"/foobar", "/foo", "/xyz", "no match"},
+		{"/a/b", "/", "/xyz", "/xyz/a/b"},
+		{"/a/b", "/", "", "/a/b"},
+	} {
+		if got := rewritePath(t, c.prefix, c.replacement, c.path); got != c.want {
+			t.Errorf("%s with prefix %q replaced by %q = %q, want %q", c.path, c.prefix, c.replacement, got, c.want)
+		}
+	}
+}
+
+// TestRedirectPort checks the Location port Envoy would write for the
+// redirects of the conformance test HTTPRouteRedirectPortAndScheme: "" is
+// no port, which must be the scheme's default.
+func TestRedirectPort(t *testing.T) {
+	http80 := &irv1.Listener{Port: 80, Protocol: irv1.Protocol_PROTOCOL_HTTP}
+	http8080 := &irv1.Listener{Port: 8080, Protocol: irv1.Protocol_PROTOCOL_HTTP}
+	https443 := &irv1.Listener{Port: 443, Protocol: irv1.Protocol_PROTOCOL_HTTPS}
+	for _, c := range []struct {
+		l      *irv1.Listener
+		scheme string
+		port   uint32
+		want   uint32
+	}{
+		{http80, "", 0, 0}, {http80, "", 80, 0}, {http80, "", 8080, 8080},
+		{http80, "https", 0, 0}, {http80, "https", 443, 0}, {http80, "https", 8443, 8443},
+		{http8080, "", 0, 8080}, {http8080, "", 80, 0}, {http8080, "https", 0, 0},
+		{https443, "", 0, 0}, {https443, "", 443, 0}, {https443, "", 8443, 8443},
+		{https443, "http", 0, 0}, {https443, "http", 80, 0}, {https443, "http", 8080, 8080},
+	} {
+		rd := &irv1.Redirect{Scheme: c.scheme, Port: c.port, Hostname: "example.org"}
+		if got := redirectPort(rd, c.l); got != c.want {
+			t.Errorf("listener %d, scheme %q, port %d: port_redirect %d, want %d", c.l.Port, c.scheme, c.port, got, c.want)
+		}
+	}
+	// Without hostname, the Location keeps the request's Host and its port
+	// (the listener's, or none for the default).
+	for _, c := range []struct {
+		l      *irv1.Listener
+		scheme string
+		port   uint32
+		want   uint32
+	}{
+		{http80, "https", 0, 0},     // Envoy drops a ":80" of the request
+		{http8080, "https", 0, 443}, // ":8080" must be replaced
+		{http8080, "", 0, 0},        // path redirect: the request's port
+		{http80, "", 8080, 8080},    // another port
+		{http8080, "", 80, 80},      // the default port, replacing ":8080"
+		{https443, "http", 0, 0},    // Envoy drops a ":443" of the request
+		{https443, "", 443, 0},      // the request's port
+	} {
+		rd := &irv1.Redirect{Scheme: c.scheme, Port: c.port}
+		if got := redirectPort(rd, c.l); got != c.want {
+			t.Errorf("no hostname, listener %d, scheme %q, port %d: port_redirect %d, want %d", c.l.Port, c.scheme, c.port, got, c.want)
+		}
+	}
+}
+
+func TestOriginMatchers(t *testing.T) {
+	for origin, want := range map[string]string{
+		"*":                   "safe_regex:{regex:\".*\"}",
+		"https://www.foo.com": "exact:\"https://www.foo.com\" exact:\"https://www.foo.com:443\"",
+		"http://a.com:8080":   "exact:\"http://a.com:8080\"",
+		"https://*.bar.com":   "safe_regex:{regex:\"^https://[^/:]+\\\\.bar\\\\.com(:443)?$\"}",
+		"http://*:8000":       "safe_regex:{regex:\"^http://[^/:]+:8000$\"}",
+	} {
+		var got []string
+		for _, m := range originMatchers(origin) {
+			got = append(got, strings.Join(strings.Fields(m.String()), ""))
+		}
+		if g := strings.Join(got, ""); g != strings.ReplaceAll(want, " ", "") {
+			t.Errorf("originMatchers(%q) = %s, want %s", origin, g, want)
+		}
+	}
+}
