@@ -37,10 +37,14 @@ var services = []service{
 
 // shape is what differs between the overlays.
 type shape struct {
-	replicas     map[string]int32 // Deployment or StatefulSet → replicas
+	replicas     map[string]int32 // Deployment or StatefulSet → replicas, or autoscaled
 	natsReplicas string           // GATEWIRE_NATS_REPLICAS of every service
-	hpa          bool             // a HorizontalPodAutoscaler for the translator
+	hpaMin       int32            // the translator's autoscaler's floor; 0 for no autoscaler
 }
+
+// autoscaled marks a Deployment whose count an autoscaler owns: it leaves
+// spec.replicas out, so that applying the manifests again does not reset it.
+const autoscaled = -1
 
 var shapes = map[string]shape{
 	"dev": {
@@ -52,18 +56,18 @@ var shapes = map[string]shape{
 	},
 	"production": {
 		replicas: map[string]int32{
-			"gatewire-provider": 2, "gatewire-translator": 3, "gatewire-xds": 2, "gatewire-infra": 2,
+			"gatewire-provider": 2, "gatewire-translator": autoscaled, "gatewire-xds": 2, "gatewire-infra": 2,
 			"nats": 3, "nats-box": 1,
 		},
 		natsReplicas: "3",
-		hpa:          true,
+		hpaMin:       3,
 	},
 }
 
 // workload is a Deployment or a StatefulSet.
 type workload struct {
 	kind     string
-	replicas int32
+	replicas int32 // autoscaled when spec.replicas is left out
 	selector *metav1.LabelSelector
 	pod      corev1.PodTemplateSpec
 }
@@ -75,7 +79,11 @@ func workloads(t *testing.T, idx objects) map[string]workload {
 	for _, name := range idx.ofKind("Deployment") {
 		var d appsv1.Deployment
 		idx.decode(t, "Deployment", name, &d)
-		out[name] = workload{"Deployment", deref(d.Spec.Replicas), d.Spec.Selector, d.Spec.Template}
+		replicas := int32(autoscaled)
+		if d.Spec.Replicas != nil {
+			replicas = *d.Spec.Replicas
+		}
+		out[name] = workload{"Deployment", replicas, d.Spec.Selector, d.Spec.Template}
 	}
 	for _, name := range idx.ofKind("StatefulSet") {
 		var s appsv1.StatefulSet
@@ -204,7 +212,7 @@ func checkPDB(t *testing.T, idx objects, name string, w workload) {
 func checkHPA(t *testing.T, idx objects, want shape) {
 	t.Helper()
 	hpas := idx.ofKind("HorizontalPodAutoscaler")
-	if !want.hpa {
+	if want.hpaMin == 0 {
 		if len(hpas) > 0 {
 			t.Errorf("HorizontalPodAutoscalers %v, want none", hpas)
 		}
@@ -223,9 +231,12 @@ func checkHPA(t *testing.T, idx objects, want shape) {
 	if ref.Kind != "Deployment" || ref.Name != "gatewire-translator" {
 		t.Errorf("HorizontalPodAutoscaler scales %s %s", ref.Kind, ref.Name)
 	}
-	if deref(hpa.Spec.MinReplicas) != want.replicas["gatewire-translator"] || hpa.Spec.MaxReplicas <= deref(hpa.Spec.MinReplicas) {
-		t.Errorf("HorizontalPodAutoscaler: replicas %d to %d, want from the Deployment's %d up",
-			deref(hpa.Spec.MinReplicas), hpa.Spec.MaxReplicas, want.replicas["gatewire-translator"])
+	if deref(hpa.Spec.MinReplicas) != want.hpaMin || hpa.Spec.MaxReplicas <= want.hpaMin {
+		t.Errorf("HorizontalPodAutoscaler: replicas %d to %d, want from %d up",
+			deref(hpa.Spec.MinReplicas), hpa.Spec.MaxReplicas, want.hpaMin)
+	}
+	if want.replicas["gatewire-translator"] != autoscaled {
+		t.Errorf("the translator has an autoscaler: its Deployment must leave spec.replicas out")
 	}
 	if len(hpa.Spec.Metrics) != 1 || hpa.Spec.Metrics[0].Resource == nil || hpa.Spec.Metrics[0].Resource.Name != corev1.ResourceCPU {
 		t.Errorf("HorizontalPodAutoscaler: metrics %+v, want CPU only", hpa.Spec.Metrics)
