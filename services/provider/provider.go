@@ -6,8 +6,14 @@
 //   - "file" (the default): the objects of a folder of YAML and JSON
 //     manifests, GATEWIRE_PROVIDER_DIR, followed as files change (package
 //     file; package manifest reads the files).
-//   - "kubernetes": the objects of a Kubernetes cluster, with status written
-//     back. Not implemented yet: New refuses it with ErrNotImplemented.
+//   - "kubernetes": the objects of a Kubernetes cluster (package kube), with
+//     the status bucket written back to them by the replica elected with a
+//     Lease. The cluster is the one controller-runtime's config.GetConfig
+//     finds: the kubeconfig named by --kubeconfig or KUBECONFIG, else the
+//     in-cluster service account, else ~/.kube/config.
+//
+// The file mode has no status subresource to write to: it logs each change
+// of the status bucket at level debug instead (status.Logger).
 //
 // Every mode writes busv1.Resource values under bus.ResourceKey keys and sets
 // Resource.origin, "file:<path>:<line>" or "kubernetes", so that each mode
@@ -15,15 +21,20 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
+	"sync"
+
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/services/provider/file"
+	"github.com/gatewire/gatewire/services/provider/kube"
 	"github.com/gatewire/gatewire/services/provider/manifest"
+	"github.com/gatewire/gatewire/services/provider/status"
 )
 
 // Modes of the provider.
@@ -32,38 +43,9 @@ const (
 	ModeKubernetes = "kubernetes"
 )
 
-// ErrNotImplemented is returned by New for a mode this version cannot run.
-var ErrNotImplemented = errors.New("not implemented yet")
-
-// Config is the provider's configuration, loaded from the environment with
-// the prefix GATEWIRE_.
-type Config struct {
-	Mode string `envconfig:"PROVIDER_MODE" default:"file" desc:"where resources come from: file (a folder of manifests) or kubernetes (not implemented yet)"`
-	// Dir is relative to the working directory; the default suits running
-	// from a checkout of the repository.
-	Dir string `envconfig:"PROVIDER_DIR" default:"examples/quickstart" desc:"file mode: the folder of YAML/JSON manifests to publish, subfolders included"`
-}
-
-// Validate reports the first bad setting, naming its variable.
-func (c Config) Validate() error {
-	switch c.Mode {
-	case ModeFile:
-		if c.Dir == "" {
-			return errors.New("GATEWIRE_PROVIDER_DIR: empty; name the folder of manifests to publish")
-		}
-		st, err := os.Stat(c.Dir)
-		if err != nil {
-			return fmt.Errorf("GATEWIRE_PROVIDER_DIR: %w", err)
-		}
-		if !st.IsDir() {
-			return fmt.Errorf("GATEWIRE_PROVIDER_DIR: %s is not a folder", c.Dir)
-		}
-	case ModeKubernetes:
-	default:
-		return fmt.Errorf("GATEWIRE_PROVIDER_MODE: %q is not a mode; use %q or %q", c.Mode, ModeFile, ModeKubernetes)
-	}
-	return nil
-}
+// DefaultControllerName is the spec.controllerName of gatewire's
+// GatewayClasses.
+const DefaultControllerName = "gatewire.dev/gatewayclass-controller"
 
 // mode is what each mode of the provider implements.
 type mode interface {
@@ -75,32 +57,73 @@ type mode interface {
 type Service struct {
 	mode  mode
 	files *file.Provider // nil outside file mode
+	kube  *kube.Provider // nil outside kubernetes mode
+	bus   *bus.Bus
+	log   *slog.Logger
 }
 
 // New returns the provider cfg describes, publishing to b. A nil log
-// discards.
+// discards. In kubernetes mode it loads the cluster config, but does not
+// connect yet.
 func New(cfg Config, b *bus.Bus, log *slog.Logger) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if b == nil {
+		return nil, errors.New("provider: no bus")
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	switch cfg.Mode {
-	case ModeKubernetes:
-		return nil, fmt.Errorf("GATEWIRE_PROVIDER_MODE: the %s mode is %w; use %q", cfg.Mode, ErrNotImplemented, ModeFile)
-	default:
-		files, err := file.New(cfg.Dir, b, log.With("mode", ModeFile))
-		if err != nil {
-			return nil, err
-		}
-		return &Service{mode: files, files: files}, nil
+	if cfg.Mode == ModeKubernetes {
+		return newKubernetes(cfg, b, log.With("mode", ModeKubernetes))
 	}
+	files, err := file.New(cfg.Dir, b, log.With("mode", ModeFile))
+	if err != nil {
+		return nil, err
+	}
+	return &Service{mode: files, files: files, bus: b, log: log.With("mode", ModeFile)}, nil
+}
+
+func newKubernetes(cfg Config, b *bus.Bus, log *slog.Logger) (*Service, error) {
+	leaseNS, err := cfg.leaseNamespace()
+	if err != nil {
+		return nil, err
+	}
+	rest, err := ctrlconfig.GetConfig()
+	if err != nil {
+		return nil, fmt.Errorf("provider: kubernetes mode: no cluster to connect to (set KUBECONFIG, or run in a cluster): %w", err)
+	}
+	k, err := kube.New(rest, b, log, kube.Options{
+		Namespaces:     cfg.namespaces(),
+		ControllerName: cfg.ControllerName,
+		LeaderElection: cfg.LeaderElection,
+		LeaseName:      cmp.Or(cfg.LeaseName, b.System()+"-provider"),
+		LeaseNamespace: leaseNS,
+		LeaseDuration:  cfg.LeaseDuration,
+		RenewDeadline:  cfg.RenewDeadline,
+		RetryPeriod:    cfg.RetryPeriod,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Service{mode: k, kube: k, bus: b, log: log}, nil
 }
 
 // Run publishes resources until ctx is done, then returns nil. It retries bus
-// errors and resyncs on its own; an error means it cannot go on.
-func (s *Service) Run(ctx context.Context) error { return s.mode.Run(ctx) }
+// and cluster errors and resyncs on its own; an error means it cannot go on.
+// In file mode it also logs the changes of the status bucket.
+func (s *Service) Run(ctx context.Context) error {
+	if s.files == nil {
+		return s.mode.Run(ctx)
+	}
+	store := status.NewStore(s.log)
+	store.Subscribe(status.Logger(s.log))
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = store.Follow(ctx, s.bus) })
+	defer wg.Wait()
+	return s.mode.Run(ctx)
+}
 
 // Ready reports whether the resources have been published once in full.
 func (s *Service) Ready() bool { return s.mode.Ready() }
@@ -113,4 +136,13 @@ func (s *Service) Problems() []manifest.Problem {
 		return nil
 	}
 	return s.files.Problems()
+}
+
+// StatusWrites returns how many status subresource writes the kubernetes
+// mode made; 0 in other modes.
+func (s *Service) StatusWrites() uint64 {
+	if s.kube == nil {
+		return 0
+	}
+	return s.kube.StatusWrites()
 }

@@ -2,9 +2,9 @@ package provider_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -23,8 +23,32 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // quickstart is the example folder, which the provider publishes by default.
 const quickstart = "../../examples/quickstart"
 
+// kubernetes returns a valid configuration of the kubernetes mode.
+func kubernetes() provider.Config {
+	return provider.Config{
+		Mode: "kubernetes", ControllerName: provider.DefaultControllerName,
+		LeaderElection: true, LeaseNamespace: "gatewire",
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+	}
+}
+
+// with returns kubernetes() changed by fn.
+func with(fn func(*provider.Config)) provider.Config {
+	c := kubernetes()
+	fn(&c)
+	return c
+}
+
+// providerVariables are the provider's environment variables.
+var providerVariables = []string{
+	"GATEWIRE_PROVIDER_MODE", "GATEWIRE_PROVIDER_DIR", "GATEWIRE_PROVIDER_NAMESPACES",
+	"GATEWIRE_PROVIDER_CONTROLLER_NAME", "GATEWIRE_PROVIDER_LEADER_ELECTION",
+	"GATEWIRE_PROVIDER_LEASE_NAME", "GATEWIRE_PROVIDER_LEASE_NAMESPACE", "GATEWIRE_PROVIDER_LEASE_DURATION",
+	"GATEWIRE_PROVIDER_LEASE_RENEW_DEADLINE", "GATEWIRE_PROVIDER_LEASE_RETRY_PERIOD",
+}
+
 func TestConfigDefaultsAndEnvironment(t *testing.T) {
-	for _, name := range []string{"GATEWIRE_PROVIDER_MODE", "GATEWIRE_PROVIDER_DIR"} {
+	for _, name := range providerVariables {
 		t.Setenv(name, "") // restored when the test ends
 		if err := os.Unsetenv(name); err != nil {
 			t.Fatal(err)
@@ -34,15 +58,21 @@ func TestConfigDefaultsAndEnvironment(t *testing.T) {
 	if err := envconfig.Process("GATEWIRE", &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Mode != "file" || cfg.Dir != "examples/quickstart" {
-		t.Errorf("defaults: %+v", cfg)
+	want := kubernetes()
+	want.Mode, want.Dir, want.LeaseNamespace = "file", "examples/quickstart", ""
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("defaults:\n got %+v\nwant %+v", cfg, want)
 	}
 	t.Setenv("GATEWIRE_PROVIDER_MODE", "kubernetes")
 	t.Setenv("GATEWIRE_PROVIDER_DIR", "/srv/resources")
+	t.Setenv("GATEWIRE_PROVIDER_NAMESPACES", "a,b")
+	t.Setenv("GATEWIRE_PROVIDER_LEADER_ELECTION", "false")
+	t.Setenv("GATEWIRE_PROVIDER_LEASE_DURATION", "4s")
 	if err := envconfig.Process("GATEWIRE", &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Mode != "kubernetes" || cfg.Dir != "/srv/resources" {
+	if cfg.Mode != "kubernetes" || cfg.Dir != "/srv/resources" || !slices.Equal(cfg.Namespaces, []string{"a", "b"}) ||
+		cfg.LeaderElection || cfg.LeaseDuration != 4*time.Second {
 		t.Errorf("from the environment: %+v", cfg)
 	}
 }
@@ -54,7 +84,15 @@ func TestConfigValidateNamesTheVariable(t *testing.T) {
 		want string // prefix of the error; "" for none
 	}{
 		{provider.Config{Mode: "file", Dir: dir}, ""},
-		{provider.Config{Mode: "kubernetes"}, ""},
+		{kubernetes(), ""},
+		{with(func(c *provider.Config) { c.Namespaces = []string{"a", " b ", ""} }), ""},
+		{with(func(c *provider.Config) { c.Namespaces = []string{"a", "B_"} }), `GATEWIRE_PROVIDER_NAMESPACES: "B_": `},
+		{with(func(c *provider.Config) { c.ControllerName = "gatewire" }), `GATEWIRE_PROVIDER_CONTROLLER_NAME: "gatewire" is not a domain-prefixed path`},
+		{with(func(c *provider.Config) { c.LeaseName = "Lease" }), `GATEWIRE_PROVIDER_LEASE_NAME: "Lease": `},
+		{with(func(c *provider.Config) { c.LeaseNamespace = "a.b" }), `GATEWIRE_PROVIDER_LEASE_NAMESPACE: "a.b": `},
+		{with(func(c *provider.Config) { c.RetryPeriod = 0 }), "GATEWIRE_PROVIDER_LEASE_RETRY_PERIOD: 0s is not positive"},
+		{with(func(c *provider.Config) { c.RenewDeadline = 2 * time.Second }), "GATEWIRE_PROVIDER_LEASE_RENEW_DEADLINE: 2s must exceed 1.2 × GATEWIRE_PROVIDER_LEASE_RETRY_PERIOD (2s)"},
+		{with(func(c *provider.Config) { c.LeaseDuration = 10 * time.Second }), "GATEWIRE_PROVIDER_LEASE_DURATION: 10s must exceed GATEWIRE_PROVIDER_LEASE_RENEW_DEADLINE (10s)"},
 		{provider.Config{Mode: "files", Dir: dir}, `GATEWIRE_PROVIDER_MODE: "files" is not a mode`},
 		{provider.Config{Mode: "file", Dir: ""}, "GATEWIRE_PROVIDER_DIR: empty"},
 		{provider.Config{Mode: "file", Dir: filepath.Join(dir, "missing")}, "GATEWIRE_PROVIDER_DIR: stat " + filepath.Join(dir, "missing")},
@@ -70,10 +108,12 @@ func TestConfigValidateNamesTheVariable(t *testing.T) {
 	}
 }
 
-func TestKubernetesModeIsNotImplementedYet(t *testing.T) {
-	_, err := provider.New(provider.Config{Mode: "kubernetes"}, bustest.New(t), nil)
-	if !errors.Is(err, provider.ErrNotImplemented) || !strings.HasPrefix(err.Error(), "GATEWIRE_PROVIDER_MODE: ") {
-		t.Errorf("New in kubernetes mode: %v; want ErrNotImplemented naming the variable", err)
+func TestKubernetesModeOutsideAClusterNeedsALeaseNamespace(t *testing.T) {
+	cfg := kubernetes()
+	cfg.LeaseNamespace = ""
+	_, err := provider.New(cfg, bustest.New(t), nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "GATEWIRE_PROVIDER_LEASE_NAMESPACE: empty, and not running in a cluster") {
+		t.Errorf("New without a lease namespace: %v", err)
 	}
 }
 
