@@ -23,7 +23,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(stopAPIServer{m})
 }
 
 func newBus(t *testing.T) *bus.Bus {

@@ -7,6 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
+
 	"github.com/gatewire/gatewire/pkg/bus"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
@@ -31,6 +34,11 @@ func (s *Service) Run(ctx context.Context) error {
 			s.log.Error("infra close failed", "err", err)
 		}
 	}()
+	if s.kube != nil {
+		// client-go logs through klog, taken from the context: send it to
+		// the service's log.
+		ctx = klog.NewContext(ctx, logr.FromSlogHandler(s.log.Handler()))
+	}
 	if s.kube != nil && s.cfg.LeaderElection {
 		return kube.Elect(ctx, s.kube.Client(), s.election, s.log, s.lead, s.onLeader)
 	}
@@ -93,6 +101,7 @@ func (s *Service) follow(ctx context.Context) (bool, error) {
 	defer w.Stop()
 	seen := map[string]bool{} // gateways of the initial sync, by key; nil after it
 	failed := map[string]change{}
+	pruned := true // false while a prune after the initial sync has failed
 	retry := time.NewTicker(retryInterval)
 	defer retry.Stop()
 	for {
@@ -101,12 +110,15 @@ func (s *Service) follow(ctx context.Context) (bool, error) {
 			return seen == nil, ctx.Err()
 		case <-retry.C:
 			s.retry(ctx, failed)
+			if !pruned {
+				pruned = s.prune(ctx, s.bucketKeys(ctx))
+			}
 		case e, ok := <-w.Updates():
 			switch {
 			case !ok:
 				return seen == nil, errors.New("infra watch closed")
 			case e == nil:
-				s.synced(ctx, seen)
+				pruned = s.synced(ctx, seen)
 				seen = nil
 			default:
 				if seen != nil {
@@ -119,14 +131,43 @@ func (s *Service) follow(ctx context.Context) (bool, error) {
 }
 
 // synced prunes the gateways that are not in the bucket and marks the service
-// ready.
-func (s *Service) synced(ctx context.Context, seen map[string]bool) {
-	keep := func(namespace, name string) bool { return seen[bus.GatewayKey(namespace, name)] }
-	if err := s.prov.Prune(ctx, keep); err != nil {
-		s.log.Error("infra prune failed", "err", err)
-	}
+// ready. It reports whether the prune succeeded.
+func (s *Service) synced(ctx context.Context, seen map[string]bool) bool {
+	ok := s.prune(ctx, seen)
 	s.ready.Store(true)
 	s.log.Info("infra synced", "gateways", len(seen))
+	return ok
+}
+
+// prune removes what runs the gateways whose keys are not in keys. It
+// reports success; a failure is logged (unless ctx is done).
+func (s *Service) prune(ctx context.Context, keys map[string]bool) bool {
+	if keys == nil {
+		return false
+	}
+	keep := func(namespace, name string) bool { return keys[bus.GatewayKey(namespace, name)] }
+	if err := s.prov.Prune(ctx, keep); err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("infra prune failed", "err", err, "retry_in", retryInterval)
+		}
+		return false
+	}
+	return true
+}
+
+// bucketKeys returns the keys of the infra bucket; nil when they cannot be
+// read.
+func (s *Service) bucketKeys(ctx context.Context) map[string]bool {
+	keys, err := s.bus.Keys(ctx, bus.Infra, ">")
+	if err != nil {
+		s.log.Warn("infra keys failed", "err", err)
+		return nil
+	}
+	out := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		out[k] = true
+	}
+	return out
 }
 
 // handle applies one entry of the bucket; a failure of the provisioner is

@@ -98,7 +98,9 @@ func (w *statusWriter) set(ctx context.Context, a kube.Addresses) {
 func (w *statusWriter) prune(ctx context.Context) {
 	keys, err := w.bus.Keys(ctx, bus.Status, statusPattern)
 	if err != nil {
-		w.s.log.Error("infra status keys failed", "err", err)
+		if ctx.Err() == nil {
+			w.s.log.Error("infra status keys failed", "err", err)
+		}
 		return
 	}
 	w.mu.Lock()
