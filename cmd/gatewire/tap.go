@@ -56,9 +56,9 @@ func runTap(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("connect to %s: %w", *url, err)
 	}
 	defer nc.Close()
-	b, err := bus.New(ctx, nc, bus.WithSystem(*system))
+	b, err := bus.New(ctx, nc, bus.WithSystem(*system), bus.WithOpenOnly())
 	if err != nil {
-		return err
+		return fmt.Errorf("open the buckets of installation %q on %s (is gatewire running there?): %w", *system, *url, err)
 	}
 	return tap(ctx, b, buckets, pattern, !*changes, stdout)
 }

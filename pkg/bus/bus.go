@@ -52,6 +52,7 @@ type options struct {
 	storage   jetstream.StorageType
 	replicas  int
 	memberTTL time.Duration
+	openOnly  bool
 }
 
 // Option configures a Bus.
@@ -79,6 +80,13 @@ func WithReplicas(n int) Option {
 		o.replicas = n
 		return nil
 	}
+}
+
+// WithOpenOnly opens existing buckets and never creates or changes them,
+// for tools such as taps that must not alter an installation's settings
+// (its replica count, for one).
+func WithOpenOnly() Option {
+	return func(o *options) error { o.openOnly = true; return nil }
 }
 
 // WithMemoryStorage keeps buckets in memory instead of on disk (tests).
@@ -140,18 +148,28 @@ func New(ctx context.Context, nc *nats.Conn, opts ...Option) (*Bus, error) {
 			cfg.TTL = o.memberTTL
 			cfg.LimitMarkerTTL = o.memberTTL
 		}
-		kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
+		var kv jetstream.KeyValue
+		if o.openOnly {
+			kv, err = js.KeyValue(ctx, cfg.Bucket)
+		} else {
+			kv, err = js.CreateOrUpdateKeyValue(ctx, cfg)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("bus: bucket %s: %w", cfg.Bucket, err)
 		}
 		b.kv[bucket] = kv
 	}
-	b.objects, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+	objects := jetstream.ObjectStoreConfig{
 		Bucket:      o.system + "-objects",
 		Description: "gatewire values too large for one message",
 		Storage:     o.storage,
 		Replicas:    o.replicas,
-	})
+	}
+	if o.openOnly {
+		b.objects, err = js.ObjectStore(ctx, objects.Bucket)
+	} else {
+		b.objects, err = js.CreateOrUpdateObjectStore(ctx, objects)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bus: object store %s-objects: %w", o.system, err)
 	}

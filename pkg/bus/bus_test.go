@@ -225,3 +225,17 @@ func TestKeys(t *testing.T) {
 		t.Errorf("status key %q parsed as %s %s %s %s %s %v", k, kind, ns, name, gns, gname, err)
 	}
 }
+
+func TestOpenOnly(t *testing.T) {
+	nc := bustest.Start(t)
+	ctx := context.Background()
+	if _, err := bus.New(ctx, nc, bus.WithSystem("absent"), bus.WithOpenOnly()); err == nil {
+		t.Fatal("open-only succeeded on an installation that does not exist")
+	}
+	if _, err := bus.New(ctx, nc, bus.WithSystem("present")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bus.New(ctx, nc, bus.WithSystem("present"), bus.WithOpenOnly()); err != nil {
+		t.Fatalf("open-only of an existing installation: %v", err)
+	}
+}
