@@ -48,6 +48,16 @@ bench: ## Run the benchmarks (translation of 100 and 1,000 HTTPRoutes) and print
 	go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./services/translator/ | tee $(BIN)/bench.txt
 	GOWORK=off go run golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION) $(BIN)/bench.txt
 
+IMAGE_REPO ?= ghcr.io/gatewire
+IMAGE_TAG ?= latest
+SERVICES := provider translator xds infra
+
+.PHONY: images
+images: ## Build the image of each service, $(IMAGE_REPO)/<service>:$(IMAGE_TAG) (needs a Docker engine).
+	for s in $(SERVICES); do \
+		docker build -f services/$$s/Dockerfile -t $(IMAGE_REPO)/$$s:$(IMAGE_TAG) . ; \
+	done
+
 .PHONY: proto
 proto: ## Regenerate the Go code of proto/ with the pinned generators.
 	./hack/proto.sh
