@@ -22,7 +22,8 @@ import (
 )
 
 // ProxylessListeners returns the API listeners that proxyless gRPC clients
-// of the gateway are served instead of the Envoy listeners, sorted by name.
+// of the gateway are served instead of the Envoy listeners, sorted by name,
+// given res, the gateway's [Resources].
 //
 // A gRPC client that dials "xds:///<hostname>" asks for the listener named
 // exactly "<hostname>" and picks, in that listener's routes, the virtual
@@ -35,17 +36,52 @@ import (
 // NACKs HTTP filters it does not know).
 //
 // A hostname served on several ports (one IR listener per port) gets the
-// listener of the lowest port. Wildcard virtual hosts ("*",
-// "*.example.com") get no API listener: a gRPC client asks for the listener
-// of the one name it dials, and only exact names are known in advance.
-func ProxylessListeners(gw *irv1.Gateway) ([]*listenerv3.Listener, error) {
+// listener of the lowest port whose RouteConfiguration is in res; an IR
+// listener without one (Envoy does not serve it) is skipped. Wildcard
+// virtual hosts ("*", "*.example.com") get no API listener: a gRPC client
+// asks for the listener of the one name it dials, and only exact names are
+// known in advance.
+func ProxylessListeners(gw *irv1.Gateway, res map[resourcev3.Type][]types.Resource) ([]*listenerv3.Listener, error) {
+	as, err := apiListeners(gw, routeConfigNames(res))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*listenerv3.Listener, len(as))
+	for i, a := range as {
+		out[i] = a.listener
+	}
+	return out, nil
+}
+
+// routeConfigNames is the set of the names of the RouteConfigurations in
+// res.
+func routeConfigNames(res map[resourcev3.Type][]types.Resource) map[string]bool {
+	names := make(map[string]bool, len(res[resourcev3.RouteType]))
+	for _, r := range res[resourcev3.RouteType] {
+		names[cachev3.GetResourceName(r)] = true
+	}
+	return names
+}
+
+// routedListener is an API listener and the RouteConfiguration it names.
+type routedListener struct {
+	listener    *listenerv3.Listener
+	routeConfig string
+}
+
+// apiListeners returns the [ProxylessListeners] of gw, sorted by name,
+// each with the RouteConfiguration it names, one of routeConfigs.
+func apiListeners(gw *irv1.Gateway, routeConfigs map[string]bool) ([]routedListener, error) {
 	router, err := anypb.New(&routerv3.Router{})
 	if err != nil {
 		return nil, fmt.Errorf("proxyless listeners: router filter: %w", err)
 	}
 	seen := map[string]bool{}
-	var out []*listenerv3.Listener
+	var out []routedListener
 	for _, l := range gw.GetListeners() { // sorted by port
+		if !routeConfigs[l.GetName()] {
+			continue
+		}
 		for _, vh := range l.GetVirtualHosts() {
 			host := vh.GetHostname()
 			if host == "" || strings.Contains(host, "*") || seen[host] {
@@ -56,10 +92,10 @@ func ProxylessListeners(gw *irv1.Gateway) ([]*listenerv3.Listener, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, lis)
+			out = append(out, routedListener{listener: lis, routeConfig: l.GetName()})
 		}
 	}
-	sortByName(out)
+	slices.SortFunc(out, func(a, b routedListener) int { return cmp.Compare(a.listener.GetName(), b.listener.GetName()) })
 	return out, nil
 }
 
@@ -87,22 +123,18 @@ func apiListener(host, routeConfig string, router *anypb.Any) (*listenerv3.Liste
 	return &listenerv3.Listener{Name: host, ApiListener: &listenerv3.ApiListener{ApiListener: a}}, nil
 }
 
-func sortByName(ls []*listenerv3.Listener) {
-	slices.SortFunc(ls, func(a, b *listenerv3.Listener) int { return cmp.Compare(a.GetName(), b.GetName()) })
-}
-
 // packWithProxyless packs the gateway's resources (see [Snapshot]) and its
-// [ProxylessListeners]. Every API listener must pass ValidateAll and name a
-// RouteConfiguration of res. When the gateway has API listeners, the
+// [ProxylessListeners]. Every API listener must pass ValidateAll. When the gateway has API listeners, the
 // snapshot's version is a hash of the resources' version and the listeners,
 // so that a change of either is a new version; otherwise it is the
 // resources' version.
 func packWithProxyless(gw *irv1.Gateway, res map[resourcev3.Type][]types.Resource) (*busv1.XdsSnapshot, error) {
-	listeners, err := ProxylessListeners(gw)
+	routeConfigs := routeConfigNames(res)
+	listeners, err := apiListeners(gw, routeConfigs)
 	if err != nil {
 		return nil, err
 	}
-	if err := validateProxyless(listeners, res); err != nil {
+	if err := validateProxyless(listeners, routeConfigs); err != nil {
 		return nil, err
 	}
 	snap, err := pack(NodeCluster(gw), res)
@@ -112,10 +144,11 @@ func packWithProxyless(gw *irv1.Gateway, res map[resourcev3.Type][]types.Resourc
 	h := sha256.New()
 	hashField(h, []byte(snap.GetVersion()))
 	opts := proto.MarshalOptions{Deterministic: true}
+	snap.ProxylessListeners = make([]*anypb.Any, 0, len(listeners))
 	for _, l := range listeners {
 		a := &anypb.Any{}
-		if err := anypb.MarshalFrom(a, l, opts); err != nil {
-			return nil, fmt.Errorf("%w: marshal proxyless listener %s: %v", ErrInvalid, l.GetName(), err)
+		if err := anypb.MarshalFrom(a, l.listener, opts); err != nil {
+			return nil, fmt.Errorf("%w: marshal proxyless listener %s: %v", ErrInvalid, l.listener.GetName(), err)
 		}
 		hashField(h, a.Value)
 		snap.ProxylessListeners = append(snap.ProxylessListeners, a)
@@ -125,22 +158,15 @@ func packWithProxyless(gw *irv1.Gateway, res map[resourcev3.Type][]types.Resourc
 }
 
 // validateProxyless checks every API listener with ValidateAll, and that
-// the RouteConfiguration it names is in res.
-func validateProxyless(listeners []*listenerv3.Listener, res map[resourcev3.Type][]types.Resource) error {
-	routes := map[string]bool{}
-	for _, r := range res[resourcev3.RouteType] {
-		routes[cachev3.GetResourceName(r)] = true
-	}
+// the RouteConfiguration it names is one of routeConfigs.
+func validateProxyless(listeners []routedListener, routeConfigs map[string]bool) error {
 	for _, l := range listeners {
-		if err := l.ValidateAll(); err != nil {
-			return fmt.Errorf("%w: proxyless listener %s: %v", ErrInvalid, l.GetName(), err)
+		name := l.listener.GetName()
+		if err := l.listener.ValidateAll(); err != nil {
+			return fmt.Errorf("%w: proxyless listener %s: %v", ErrInvalid, name, err)
 		}
-		manager := &hcmv3.HttpConnectionManager{}
-		if err := l.GetApiListener().GetApiListener().UnmarshalTo(manager); err != nil {
-			return fmt.Errorf("%w: proxyless listener %s: %v", ErrInvalid, l.GetName(), err)
-		}
-		if name := manager.GetRds().GetRouteConfigName(); !routes[name] {
-			return fmt.Errorf("%w: proxyless listener %s names route configuration %q, which does not exist", ErrInvalid, l.GetName(), name)
+		if !routeConfigs[l.routeConfig] {
+			return fmt.Errorf("%w: proxyless listener %s names route configuration %q, which does not exist", ErrInvalid, name, l.routeConfig)
 		}
 	}
 	return nil

@@ -6,13 +6,16 @@ import (
 	"testing"
 
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	"github.com/envoyproxy/go-control-plane/pkg/cache/types"
+	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 )
 
-// hostsGateway has two ports: 8080 serves a.example, b.example and the
-// wildcards, 443 serves a.example again and c.example.
+// hostsGateway has two ports: 9090 serves a.example, b.example and the
+// wildcards, 8080 serves a.example again and c.example.
 func hostsGateway() *irv1.Gateway {
 	gw := gateway("default/web/80")
 	route := gw.GetListeners()[0].GetVirtualHosts()[0].GetRoutes()[0]
@@ -20,20 +23,25 @@ func hostsGateway() *irv1.Gateway {
 		return &irv1.VirtualHost{Name: host, Hostname: host, Routes: []*irv1.Route{route}}
 	}
 	gw.Listeners = []*irv1.Listener{
-		{Name: "https-443", Port: 443, Protocol: irv1.Protocol_PROTOCOL_HTTPS,
-			VirtualHosts: []*irv1.VirtualHost{vhost("a.example"), vhost("c.example")}},
 		{Name: "http-8080", Port: 8080, Protocol: irv1.Protocol_PROTOCOL_HTTP,
+			VirtualHosts: []*irv1.VirtualHost{vhost("a.example"), vhost("c.example")}},
+		{Name: "http-9090", Port: 9090, Protocol: irv1.Protocol_PROTOCOL_HTTP,
 			VirtualHosts: []*irv1.VirtualHost{vhost("a.example"), vhost("b.example"), vhost("*.example"), vhost("*")}},
 	}
 	return gw
 }
 
 func TestProxylessListeners(t *testing.T) {
-	ls, err := ProxylessListeners(hostsGateway())
+	gw := hostsGateway()
+	res, err := Resources(gw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"a.example": "https-443", "b.example": "http-8080", "c.example": "https-443"}
+	ls, err := ProxylessListeners(gw, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a.example": "http-8080", "b.example": "http-9090", "c.example": "http-8080"}
 	var names []string
 	for _, l := range ls {
 		names = append(names, l.GetName())
@@ -42,6 +50,20 @@ func TestProxylessListeners(t *testing.T) {
 	if !slices.Equal(names, []string{"a.example", "b.example", "c.example"}) {
 		t.Errorf("listeners %q, want a.example, b.example, c.example", names)
 	}
+
+	// A listener Envoy is not served routes for gives no API listener:
+	// a.example is then the port 9090's.
+	res[resourcev3.RouteType] = slices.DeleteFunc(res[resourcev3.RouteType], func(r types.Resource) bool {
+		return r.(*routev3.RouteConfiguration).GetName() == "http-8080"
+	})
+	ls, err = ProxylessListeners(gw, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != 2 || ls[0].GetName() != "a.example" || ls[1].GetName() != "b.example" {
+		t.Fatalf("without http-8080's routes: %v, want a.example and b.example", ls)
+	}
+	checkAPIListener(t, ls[0], "http-9090")
 }
 
 // checkAPIListener checks what gRPC-Go requires of an API listener: only
