@@ -32,24 +32,27 @@
 // has seen a leader; the leader once it has synced.
 //
 // The leader also follows the Services it made and publishes each Gateway's
-// addresses (see package kube) to the status bucket, as a busv1.Status with
-// only object, gateway and addresses set, under a key of its own
-// ([StatusKey]):
+// addresses (the load balancer's ingress IPs and host names, else the
+// Service's cluster IPs) to the status bucket, as a busv1.Status with only
+// object, gateway and addresses set, under a key of its own ([StatusKey]):
 //
 //	Gateway.<namespace>.<name>.=infra.=infra
 //
-// '=' never occurs in Kubernetes names, so the key cannot meet a translator's,
-// and the provider's status writer merges it into the Gateway's status. The
-// entry goes when the Service goes or has no address; on becoming leader the
-// service removes the entries of Services that no longer exist.
+// '=' never occurs in Kubernetes names, so the key cannot meet a translator's
+// (nor the xds service's =xds entries); it is for the provider's status writer
+// to merge into the Gateway's status.addresses. The entry goes when the
+// Service goes or has no address; on becoming leader the service removes the
+// entries of Services that no longer exist.
 //
 // rbac.yaml beside this file lists the permissions kubernetes mode needs.
 //
 // A value that cannot be used (undecodable, a key and a value that name
-// different gateways, names that are not Kubernetes names) is logged and
-// skipped, and what was provisioned from an earlier good value stays. A
-// failure of the mode itself (a full disk, an unwritable folder) is logged and
-// retried every few seconds until it succeeds or the key changes.
+// different gateways, names that are not Kubernetes names, in kubernetes mode
+// a port or Service type that cannot be provisioned) is logged and skipped,
+// and what was provisioned from an earlier good value stays. A failure of the
+// mode itself (a full disk, an unwritable folder, an API server that refuses
+// or is away) is logged and retried every few seconds until it succeeds or
+// the key changes; so is a failed prune.
 package infra
 
 import (

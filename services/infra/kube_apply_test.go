@@ -247,3 +247,35 @@ func TestKubernetesSharedNamespace(t *testing.T) {
 	deleteKey(t, b, "team-a", "web.example")
 	k.waitGone(k.ns, name)
 }
+
+func TestKubernetesNoPortsAndInvalidProxy(t *testing.T) {
+	k := newKubeTest(t)
+	b := newBus(t)
+	k.startKube(kubeConfig(), b)
+	p := kubeProxy(k.ns, "edge")
+	putProxy(t, b, p)
+	o := k.waitObjects(k.ns, "gatewire-edge", "objects of the gateway", nil)
+	waitAddresses(t, b, k.ns, "edge", []string{o.svc.Spec.ClusterIP})
+
+	// Without ports there is nothing to expose: the Service goes, and with
+	// it the gateway's addresses; Envoy keeps running.
+	p.Ports = nil
+	putProxy(t, b, p)
+	waitFor(t, "Service removed", func() bool {
+		_, n := k.get(k.ns, "gatewire-edge")
+		return n == 3
+	})
+	waitAddresses(t, b, k.ns, "edge", nil)
+
+	// A proxy that cannot be provisioned changes nothing; the next good one
+	// is applied.
+	p.Ports = []*busv1.ProxyPort{{Name: "sctp", Protocol: "SCTP", Port: 9000}}
+	putProxy(t, b, p)
+	putProxy(t, b, kubeProxy(k.ns, "barrier"))
+	k.waitObjects(k.ns, "gatewire-barrier", "objects of the barrier gateway", nil)
+	if _, n := k.get(k.ns, "gatewire-edge"); n != 3 {
+		t.Errorf("%d objects after an invalid proxy, want the 3 from before", n)
+	}
+	putProxy(t, b, kubeProxy(k.ns, "edge"))
+	k.waitObjects(k.ns, "gatewire-edge", "the Service back", nil)
+}
