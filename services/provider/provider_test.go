@@ -1,12 +1,15 @@
 package provider_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/provider"
 )
 
@@ -155,5 +159,59 @@ func TestQuickstartIsPublished(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(keys, want) {
 		t.Errorf("keys:\n got %v\nwant %v", keys, want)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestFileModeLogsStatusChanges checks that the file mode, which has no
+// status subresource to write to, logs each change of the status bucket.
+func TestFileModeLogsStatusChanges(t *testing.T) {
+	b := bustest.New(t)
+	var logs syncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s, err := provider.New(provider.Config{Mode: "file", Dir: quickstart}, b, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	key := bus.StatusKey("Gateway", "default", "quickstart", "default", "quickstart")
+	if _, err := b.Put(ctx, bus.Status, key, &busv1.Status{
+		Conditions: []*busv1.Condition{{Type: "Programmed", Status: "False", Reason: "Invalid"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := `msg=status mode=file object="Gateway default/quickstart" key=` + key
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs.String(), want); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no log line %q in:\n%s", want, logs.String())
+		}
+	}
+	if !strings.Contains(logs.String(), `conditions=Programmed=False(Invalid)`) {
+		t.Errorf("the status line does not summarize the conditions:\n%s", logs.String())
 	}
 }
