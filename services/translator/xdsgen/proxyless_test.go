@@ -10,6 +10,7 @@ import (
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"github.com/envoyproxy/go-control-plane/pkg/cache/types"
 	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
+	"google.golang.org/protobuf/proto"
 
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 )
@@ -162,5 +163,33 @@ func TestLoadAssignmentForGRPC(t *testing.T) {
 	}
 	if !slices.Equal(got, []string{"10.0.0.1:8080", "10.0.0.1:8081"}) {
 		t.Errorf("endpoints %q, want 10.0.0.1:8080 and 10.0.0.1:8081 once each", got)
+	}
+}
+
+// TestGRPCRouteMatches checks the path matches of GRPCRoutes' routes: a
+// service is a plain prefix, which gRPC's xDS client accepts; an HTTPRoute's
+// prefix stays path-separated.
+func TestGRPCRouteMatches(t *testing.T) {
+	prefix := func(v string) *irv1.RouteMatch {
+		return &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: v}}
+	}
+	for _, tc := range []struct {
+		name  string
+		route *irv1.Route
+		want  *routev3.RouteMatch
+	}{
+		{"service", &irv1.Route{Grpc: true, Match: prefix("/pkg.Svc/")},
+			&routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/pkg.Svc/"}}},
+		{"any method", &irv1.Route{Grpc: true, Match: prefix("/")},
+			&routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/"}}},
+		{"method", &irv1.Route{Grpc: true, Match: &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_EXACT, Value: "/pkg.Svc/Get"}}},
+			&routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Path{Path: "/pkg.Svc/Get"}}},
+		{"HTTPRoute prefix", &irv1.Route{Match: prefix("/api/")},
+			&routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_PathSeparatedPrefix{PathSeparatedPrefix: "/api"}}},
+	} {
+		got := grpcRouteMatch(tc.route, routeMatch(tc.route.GetMatch()))
+		if !proto.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -57,7 +57,7 @@ func envoyRoutes(r *irv1.Route, l *irv1.Listener) ([]*routev3.Route, error) {
 	}
 	out := &routev3.Route{
 		Name:                    r.GetName(),
-		Match:                   routeMatch(r.GetMatch()),
+		Match:                   grpcRouteMatch(r, routeMatch(r.GetMatch())),
 		RequestHeadersToAdd:     headersToAdd(r.GetRequestHeaders()),
 		RequestHeadersToRemove:  r.GetRequestHeaders().GetRemove(),
 		ResponseHeadersToAdd:    headersToAdd(r.GetResponseHeaders()),
