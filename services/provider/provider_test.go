@@ -211,7 +211,7 @@ func TestFileModeLogsStatusChanges(t *testing.T) {
 			t.Fatalf("no log line %q in:\n%s", want, logs.String())
 		}
 	}
-	if !strings.Contains(logs.String(), `conditions=Programmed=False(Invalid)`) {
+	if !strings.Contains(logs.String(), `conditions="Programmed=False(Invalid)"`) {
 		t.Errorf("the status line does not summarize the conditions:\n%s", logs.String())
 	}
 }
