@@ -3,6 +3,7 @@ package xds
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 
 	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -180,8 +181,7 @@ func (c *callbacks) request(streams map[int64]*streamState, id int64, a answer) 
 		return errNoCluster
 	}
 	if first {
-		c.log.Info("xds client connected", "stream", id, "delta", a.delta,
-			"gateway", node.GetCluster(), "node", node.GetId())
+		c.connected(id, a.delta, node)
 	}
 	if answered == nil {
 		return nil
@@ -199,6 +199,20 @@ func (c *callbacks) request(streams map[int64]*streamState, id int64, a answer) 
 	c.log.Debug("xds ack", "gateway", node.GetCluster(), "version", version, "type_url", a.typeURL, "node", node.GetId())
 	c.dataPlane.acked(node.GetCluster(), version, a.typeURL)
 	return nil
+}
+
+// connected logs a stream's first node, with a warning when it looks like
+// a gRPC client that is not marked proxyless: it is served the Envoy
+// listeners, none of which it can use.
+func (c *callbacks) connected(id int64, delta bool, node *core.Node) {
+	proxyless := isProxyless(node)
+	c.log.Info("xds client connected", "stream", id, "delta", delta,
+		"gateway", node.GetCluster(), "node", node.GetId(), "proxyless", proxyless)
+	if !proxyless && strings.HasPrefix(node.GetUserAgentName(), "gRPC") {
+		c.log.Warn("gRPC xds client not marked proxyless: it gets the Envoy listeners",
+			"gateway", node.GetCluster(), "node", node.GetId(), "user_agent", node.GetUserAgentName(),
+			"hint", "set "+ProxylessMetadataKey+": true in the node metadata of its xDS bootstrap")
+	}
 }
 
 // match records the request's node on its stream and returns the stream's

@@ -37,8 +37,8 @@
 // set to true is a proxyless gRPC client of the gateway its node.cluster
 // names. It is served the gateway's proxyless snapshot: the API listeners
 // of the bus value's proxyless_listeners instead of the Envoy listeners,
-// and the same routes, clusters, endpoints and secrets, at the same
-// version. The translator names an API listener like the hostname a client
+// and the same routes, clusters and endpoints, at the same version (no
+// secrets: the private keys of the gateway's listeners are for its Envoys). The translator names an API listener like the hostname a client
 // dials (xds:///<hostname>, no port). The proxyless snapshots are in a
 // second cache, keyed <namespace>/<gateway>/proxyless, that is not in ADS
 // mode: a gRPC client names only the resources its channels use, and is
@@ -48,7 +48,9 @@
 // api_listeners, or name a route configuration the value does not hold, is
 // rejected as a whole, like any bad value. NACKs of proxyless clients are
 // held, counted and reported like those of Envoys, under the gateway of
-// their node.cluster.
+// their node.cluster. A client whose node user agent starts with "gRPC"
+// but that is not marked is served the Envoy listeners, and logged at warn
+// with the marker it lacks.
 //
 // The service keeps no state of its own: a new replica reads the bucket and
 // serves the same snapshots. When NATS is away the cache keeps serving the

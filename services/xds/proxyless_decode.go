@@ -14,9 +14,10 @@ import (
 
 // decodeProxyless builds the snapshot of a gateway's proxyless gRPC
 // clients: its API listeners (proxyless_listeners) instead of the Envoy
-// listeners, and the routes, clusters, endpoints and secrets of envoy, the
+// listeners, and the routes, clusters and endpoints of envoy, the
 // gateway's Envoy snapshot decoded from the same value, at the same
-// version. Every API listener must decode, pass ValidateAll, have a unique
+// version. It holds no secrets: gRPC clients do not ask for them, and the
+// private keys of the gateway's listeners are for its Envoys only. Every API listener must decode, pass ValidateAll, have a unique
 // name, and be an api_listener whose connection manager takes its routes
 // inline or from a RouteConfiguration of the snapshot. (go-control-plane's
 // Consistent does not look into API listeners.)
@@ -33,8 +34,12 @@ func decodeProxyless(x *busv1.XdsSnapshot, envoy *cache.Snapshot) (*cache.Snapsh
 	}
 	byType := make(map[resource.Type][]types.Resource, len(servedTypes))
 	for _, t := range servedTypes {
-		if t == resource.ListenerType {
+		switch t {
+		case resource.ListenerType:
 			byType[t] = listeners
+			continue
+		case resource.SecretType:
+			byType[t] = []types.Resource{}
 			continue
 		}
 		rs := envoy.GetResources(t)

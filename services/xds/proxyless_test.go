@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	tls "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"github.com/envoyproxy/go-control-plane/pkg/cache/v3"
 	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
+	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/gatewire/gatewire/pkg/bus"
@@ -138,11 +140,16 @@ func TestProxylessNACKHeld(t *testing.T) {
 }
 
 // TestProxylessSnapshotsMatchTheEnvoys checks the proxyless snapshot the
-// feed stores: the API listeners, and the Envoy snapshot's other resources
-// at the same version.
+// feed stores: the API listeners, no secrets, and the Envoy snapshot's
+// routes, clusters and endpoints, all at the same version.
 func TestProxylessSnapshotsMatchTheEnvoys(t *testing.T) {
 	h := start(t, bustest.New(t))
-	h.put(t, gatewayKey, proxylessSample(t, "v1", "a.example"))
+	x := proxylessSample(t, "v1", "a.example")
+	secret := &tls.Secret{Name: "ns/cert", Type: &tls.Secret_GenericSecret{GenericSecret: &tls.GenericSecret{
+		Secret: &core.DataSource{Specifier: &core.DataSource_InlineString{InlineString: "key"}},
+	}}}
+	x.Resources = append(x.Resources, &busv1.TypedResources{TypeUrl: resource.SecretType, Resources: []*anypb.Any{mustAny(t, secret)}})
+	h.put(t, gatewayKey, x)
 	h.waitVersion(t, gateway, "v1")
 	envoy, err := h.svc.cache.GetSnapshot(gateway)
 	if err != nil {
@@ -157,15 +164,42 @@ func TestProxylessSnapshotsMatchTheEnvoys(t *testing.T) {
 			t.Errorf("proxyless %s at %q, want v1", typeURL, v)
 		}
 		got, want := grpc.GetResources(typeURL), envoy.GetResources(typeURL)
-		if typeURL == resource.ListenerType {
+		switch typeURL {
+		case resource.ListenerType:
 			if _, ok := got["a.example"]; !ok || len(got) != 1 {
 				t.Errorf("proxyless listeners %v, want a.example", keys(got))
+			}
+			continue
+		case resource.SecretType:
+			if len(got) != 0 || len(want) != 1 {
+				t.Errorf("secrets %v for proxyless clients, %v for Envoys; want none and ns/cert", keys(got), keys(want))
 			}
 			continue
 		}
 		if !slices.Equal(keys(got), keys(want)) {
 			t.Errorf("proxyless %s %v, want the Envoys' %v", typeURL, keys(got), keys(want))
 		}
+	}
+}
+
+// TestUnmarkedGRPCClientLogged checks that a gRPC client that is not
+// marked proxyless is told about the marker, once.
+func TestUnmarkedGRPCClientLogged(t *testing.T) {
+	h := start(t, bustest.New(t))
+	h.put(t, gatewayKey, proxylessSample(t, "v1", "a.example"))
+	h.waitVersion(t, gateway, "v1")
+	unmarked := &core.Node{Id: "grpc-unmarked", Cluster: gateway, UserAgentName: "gRPC Go"}
+	lds := openADSAs(t, h.conn, unmarked, resource.ListenerType, "")
+	lds.recv(t)
+	lds.ack(t)
+	waitFor(t, "the warning", func() bool {
+		return len(h.logs.lines(`"msg":"gRPC xds client not marked proxyless`, `"node":"grpc-unmarked"`, ProxylessMetadataKey)) == 1
+	})
+	marked := proxylessNode(t, gateway)
+	marked.UserAgentName = "gRPC Go"
+	openADSAs(t, h.conn, marked, resource.ListenerType, "", "a.example").recv(t)
+	if lines := h.logs.lines(`"msg":"gRPC xds client not marked proxyless`); len(lines) != 1 {
+		t.Errorf("%d warnings, want 1 (for the unmarked client only):\n%s", len(lines), lines)
 	}
 }
 
