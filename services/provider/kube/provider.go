@@ -112,8 +112,12 @@ func New(cfg *rest.Config, b *bus.Bus, log *slog.Logger, opts Options) (*Provide
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes provider: metrics: %w", err)
 	}
+	rc := rest.CopyConfig(cfg)
+	if rc.UserAgent == "" {
+		rc.UserAgent = "gatewire-provider"
+	}
 	return &Provider{
-		opts: opts, rest: rest.CopyConfig(cfg), bus: b, log: log,
+		opts: opts, rest: rc, bus: b, log: log,
 		pub: newPublisher(b, log), store: status.NewStore(log),
 		writes: writes, conflicts: conflicts, skipped: map[string]bool{},
 	}, nil

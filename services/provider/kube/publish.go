@@ -12,6 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/gatewire/gatewire/pkg/bus"
@@ -23,6 +27,9 @@ const Origin = "kubernetes"
 
 // opTimeout bounds one bus operation.
 const opTimeout = 10 * time.Second
+
+// tracer is the Kubernetes mode's tracer, from the global TracerProvider.
+var tracer = otel.Tracer("github.com/gatewire/gatewire/services/provider/kube")
 
 // stripes is the number of key locks; see publisher.lock.
 const stripes = 64
@@ -114,13 +121,14 @@ func (p *publisher) apply(ctx context.Context, k kind, key string, obj client.Ob
 	p.mu.Lock()
 	prev, had := p.published[key]
 	p.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
 	if obj == nil {
 		if !had {
 			return nil
 		}
-		if err := p.bus.Delete(ctx, bus.Resources, key); err != nil {
+		ctx, done := p.span(ctx, key, "delete")
+		err := p.bus.Delete(ctx, bus.Resources, key)
+		done(err)
+		if err != nil {
 			return fmt.Errorf("delete %s: %w", key, err)
 		}
 		p.log.Debug("resource deleted", "key", key)
@@ -134,12 +142,32 @@ func (p *publisher) apply(ctx context.Context, k kind, key string, obj client.Ob
 	if had && h == prev {
 		return nil
 	}
-	if _, err := p.bus.Put(ctx, bus.Resources, key, res); err != nil {
+	ctx, done := p.span(ctx, key, "put")
+	_, err = p.bus.Put(ctx, bus.Resources, key, res)
+	done(err)
+	if err != nil {
 		return fmt.Errorf("put %s: %w", key, err)
 	}
 	p.log.Debug("resource published", "key", key, "resource_version", res.ResourceVersion, "generation", res.Generation)
 	p.set(key, &h)
 	return nil
+}
+
+// span starts the span of one write, which the bus carries in the
+// message's headers to the translator and beyond, and bounds it with
+// opTimeout; done ends both.
+func (p *publisher) span(ctx context.Context, key, op string) (context.Context, func(error)) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	ctx, span := tracer.Start(ctx, "provider.kubernetes.publish", trace.WithAttributes(
+		attribute.String("gatewire.key", key), attribute.String("gatewire.op", op)))
+	return ctx, func(err error) {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, op+" failed")
+		}
+		span.End()
+		cancel()
+	}
 }
 
 func (p *publisher) set(key string, h *[32]byte) {

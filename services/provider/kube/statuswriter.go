@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -135,39 +137,56 @@ func (w *statusWriter) Reconcile(ctx context.Context, req reconcile.Request) (re
 	if err := w.cache.Get(ctx, req.NamespacedName, cached); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if !w.set(cached, w.p.store.Entries(o), w.p.opts.ControllerName, time.Now()) {
+	entries := w.p.store.Entries(o)
+	if !w.set(cached, entries, w.p.opts.ControllerName, time.Now()) {
 		return reconcile.Result{}, nil
 	}
-	kindAttr := metric.WithAttributes(attribute.String("kind", w.kind.name))
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		obj := w.kind.newObject()
-		if err := w.api.Get(ctx, req.NamespacedName, obj); err != nil {
-			return err
+	// One span per write, linked to the traces of the entries it merges.
+	var links []trace.Link
+	for _, e := range entries {
+		if e.Trace.IsValid() {
+			links = append(links, trace.Link{SpanContext: e.Trace})
 		}
-		if !w.set(obj, w.p.store.Entries(o), w.p.opts.ControllerName, time.Now()) {
-			return nil
-		}
-		if hook := w.p.beforeStatusUpdate; hook != nil {
-			hook(ctx, obj)
-		}
-		err := w.writer.Status().Update(ctx, obj)
-		if apierrors.IsConflict(err) {
-			w.p.statusConflicts.Add(1)
-			w.p.conflicts.Add(ctx, 1, kindAttr)
-		}
-		if err != nil {
-			return err
-		}
-		w.p.statusWrites.Add(1)
-		w.p.writes.Add(ctx, 1, kindAttr)
-		w.p.log.Debug("status written", "object", o.String(), "resource_version", obj.GetResourceVersion())
-		return nil
-	})
+	}
+	ctx, span := tracer.Start(ctx, "provider.kubernetes.status", trace.WithLinks(links...),
+		trace.WithAttributes(attribute.String("gatewire.object", o.String())))
+	defer span.End()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error { return w.write(ctx, o, req.NamespacedName) })
 	if apierrors.IsNotFound(err) {
 		return reconcile.Result{}, nil
 	}
 	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, "status write failed")
 		return reconcile.Result{}, fmt.Errorf("write status of %s: %w", o, err)
 	}
 	return reconcile.Result{}, nil
+}
+
+// write reads the object from the API server and writes its status if it
+// differs from what its entries say.
+func (w *statusWriter) write(ctx context.Context, o status.Object, nn types.NamespacedName) error {
+	obj := w.kind.newObject()
+	if err := w.api.Get(ctx, nn, obj); err != nil {
+		return err
+	}
+	if !w.set(obj, w.p.store.Entries(o), w.p.opts.ControllerName, time.Now()) {
+		return nil
+	}
+	if hook := w.p.beforeStatusUpdate; hook != nil {
+		hook(ctx, obj)
+	}
+	kindAttr := metric.WithAttributes(attribute.String("kind", w.kind.name))
+	err := w.writer.Status().Update(ctx, obj)
+	if apierrors.IsConflict(err) {
+		w.p.statusConflicts.Add(1)
+		w.p.conflicts.Add(ctx, 1, kindAttr)
+	}
+	if err != nil {
+		return err
+	}
+	w.p.statusWrites.Add(1)
+	w.p.writes.Add(ctx, 1, kindAttr)
+	w.p.log.Debug("status written", "object", o.String(), "resource_version", obj.GetResourceVersion())
+	return nil
 }

@@ -35,6 +35,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/gatewire/gatewire/pkg/bus"
@@ -62,6 +63,9 @@ type Entry struct {
 	// DataPlane is true for the xds service's entries.
 	DataPlane bool
 	Status    *busv1.Status
+	// Trace is the trace context the entry was written with, for a writer
+	// to link its span to.
+	Trace trace.SpanContext
 }
 
 // Change is one change of the status bucket: Status is nil when the entry
@@ -159,7 +163,7 @@ func (s *Store) Synced() bool {
 
 // put sets or (st nil) deletes the entry key and notifies the subscribers
 // when it changed.
-func (s *Store) put(key string, st *busv1.Status) {
+func (s *Store) put(key string, st *busv1.Status, sc trace.SpanContext) {
 	kind, ns, name, gwNS, _, err := bus.ParseStatusKey(key)
 	if err != nil {
 		s.log.Warn("status entry ignored", "key", key, "error", err)
@@ -183,7 +187,7 @@ func (s *Store) put(key string, st *busv1.Status) {
 			entries = map[string]Entry{}
 			s.objects[o] = entries
 		}
-		entries[key] = Entry{Key: key, DataPlane: gwNS == bus.DataPlane, Status: st}
+		entries[key] = Entry{Key: key, DataPlane: gwNS == bus.DataPlane, Status: st, Trace: sc}
 	}
 	subs := make([]func(Change), 0, len(s.subs))
 	for _, id := range slices.Sorted(maps.Keys(s.subs)) {
@@ -255,11 +259,11 @@ func (s *Store) follow(ctx context.Context, b *bus.Bus) bool {
 		st, ok := e.Value.(*busv1.Status)
 		switch {
 		case e.Op == bus.OpDelete:
-			s.put(e.Key, nil)
+			s.put(e.Key, nil, trace.SpanContext{})
 		case !ok:
 			s.log.Warn("status entry ignored", "key", e.Key, "error", fmt.Sprintf("value is %T, not a gatewire.bus.v1.Status", e.Value))
 		default:
-			s.put(e.Key, st)
+			s.put(e.Key, st, trace.SpanContextFromContext(e.Context(context.Background())))
 		}
 	}
 	if ctx.Err() == nil {
@@ -273,7 +277,7 @@ func (s *Store) follow(ctx context.Context, b *bus.Bus) bool {
 func (s *Store) resynced(seen map[string]bool) {
 	for key := range s.keys() {
 		if !seen[key] {
-			s.put(key, nil)
+			s.put(key, nil, trace.SpanContext{})
 		}
 	}
 	s.mu.Lock()
