@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -60,8 +61,20 @@ func assign[T any](dst *T, v T) bool {
 	return changed
 }
 
+// maxRequeue bounds the delay before a failed reconcile is retried (the
+// default grows to 1000s): a bus or API server that was away for a while
+// is caught up with within this much of its return. The rest is
+// controller-runtime's default.
+const maxRequeue = 30 * time.Second
+
 func controllerOptions(needLeader bool) controller.Options {
-	return controller.Options{NeedLeaderElection: &needLeader}
+	return controller.Options{
+		NeedLeaderElection: &needLeader,
+		RateLimiter: workqueue.NewTypedMaxOfRateLimiter(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, maxRequeue),
+			&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
+		),
+	}
 }
 
 // statusControllers registers a status writer per served status kind. They
