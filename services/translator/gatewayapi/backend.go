@@ -20,75 +20,86 @@ type resolved struct {
 	problem *problem
 }
 
-// httpBackends translates the backendRefs of a rule in namespace ns into
-// weighted backends, merging references to the same backend. The share of
-// references that cannot be resolved is one entry with an empty backend name
-// (invalidShare). used lists the resolved backends. The first problem is
-// recorded in out.
-func (t *translation) httpBackends(ns string, refs []gatewayv1.HTTPBackendRef, out *httpRules) (weighted []*irv1.WeightedBackend, used []*irv1.Backend, invalidShare bool) {
-	for _, ref := range refs {
-		b, p := t.resolveBackend(ns, ref.BackendRef)
-		if p != nil && out.unresolved == nil {
-			out.unresolved = p
-		}
-		weight := uint32(1)
-		if ref.Weight != nil {
-			weight = uint32(max(*ref.Weight, 0))
-		}
-		if weight == 0 {
-			continue
-		}
-		name := ""
-		if p == nil {
-			name = b.Name
-		}
-		if i := slices.IndexFunc(weighted, func(w *irv1.WeightedBackend) bool { return w.Backend == name }); i >= 0 {
-			weighted[i].Weight += weight
-			continue
-		}
-		weighted = append(weighted, &irv1.WeightedBackend{Backend: name, Weight: weight})
-		if p == nil {
-			used = append(used, b)
-		} else {
-			invalidShare = true
-		}
-	}
-	return weighted, used, invalidShare
+// backendUse is how routes of one kind talk to their backends.
+type backendUse struct {
+	// protocol is the Service port protocol the backend must use.
+	protocol corev1.Protocol
+	// suffix ends the backend name: L4 backends are kept apart from HTTP
+	// ones, as a BackendTLSPolicy applies to HTTP backends only.
+	suffix string
+	// backend is the backend protocol, or unspecified to take it from the
+	// Service port's appProtocol (HTTP/1.1 unless it says h2c or grpc).
+	backend irv1.BackendProtocol
 }
 
-// resolveBackend resolves a backendRef from namespace ns to a Backend, or
-// says why it cannot be resolved. Results are kept for the translation.
+// backendUses are the backend uses by route kind.
+var backendUses = map[string]backendUse{
+	resources.KindHTTPRoute: {protocol: corev1.ProtocolTCP},
+	resources.KindGRPCRoute: {protocol: corev1.ProtocolTCP, backend: irv1.BackendProtocol_BACKEND_PROTOCOL_HTTP2},
+	resources.KindTLSRoute:  {protocol: corev1.ProtocolTCP, suffix: "/tcp", backend: irv1.BackendProtocol_BACKEND_PROTOCOL_TCP},
+	resources.KindTCPRoute:  {protocol: corev1.ProtocolTCP, suffix: "/tcp", backend: irv1.BackendProtocol_BACKEND_PROTOCOL_TCP},
+	resources.KindUDPRoute:  {protocol: corev1.ProtocolUDP, suffix: "/udp", backend: irv1.BackendProtocol_BACKEND_PROTOCOL_UDP},
+}
+
+// routeFrom names the route kind kind in namespace ns as the source of a
+// reference.
+func routeFrom(kind, ns string) Reference {
+	return Reference{Group: gatewayv1.GroupName, Kind: kind, Namespace: ns}
+}
+
+// resolveBackend resolves a backendRef of an HTTPRoute in namespace ns.
 func (t *translation) resolveBackend(ns string, ref gatewayv1.BackendRef) (*irv1.Backend, *problem) {
-	svc := types.NamespacedName{Namespace: resources.NamespaceOr(ref.Namespace, ns), Name: string(ref.Name)}
+	return t.resolveBackendFrom(routeFrom(resources.KindHTTPRoute, ns), ref.BackendObjectReference)
+}
+
+// resolveBackendFrom resolves a reference to a backend, written in a route
+// (from: its group, kind and namespace), to a Backend, or says why it
+// cannot be resolved: another kind than Service (InvalidKind), a Service in
+// another namespace that no ReferenceGrant allows (RefNotPermitted), no such
+// Service or port (BackendNotFound). Results are kept for the translation;
+// a backend that any GRPCRoute uses speaks HTTP/2 for every route.
+func (t *translation) resolveBackendFrom(from Reference, ref gatewayv1.BackendObjectReference) (*irv1.Backend, *problem) {
+	use := backendUses[from.Kind]
+	svc := types.NamespacedName{Namespace: resources.NamespaceOr(ref.Namespace, from.Namespace), Name: string(ref.Name)}
 	if !resources.IsServiceRef(ref.Group, ref.Kind) {
 		return nil, &problem{string(gatewayv1.RouteReasonInvalidKind),
 			fmt.Sprintf("backendRef %s: kind %s is not supported", svc.Name, groupKind(ref.Group, ref.Kind))}
 	}
-	if svc.Namespace != ns {
+	if !t.allowed(from, Reference{Kind: resources.KindService, Namespace: svc.Namespace, Name: svc.Name}) {
 		return nil, &problem{string(gatewayv1.RouteReasonRefNotPermitted),
-			fmt.Sprintf("backendRef to Service %s: references to other namespaces are not supported yet", svc)}
+			fmt.Sprintf("backendRef to Service %s: no ReferenceGrant in namespace %q allows it", svc, svc.Namespace)}
 	}
 	if ref.Port == nil {
 		return nil, &problem{string(gatewayv1.RouteReasonBackendNotFound),
 			fmt.Sprintf("backendRef to Service %s: port is required", svc)}
 	}
-	name := fmt.Sprintf("%s/%s/%d", svc.Namespace, svc.Name, *ref.Port)
-	if r, ok := t.resolved[name]; ok {
-		return r.backend, r.problem
+	name := fmt.Sprintf("%s/%s/%d%s", svc.Namespace, svc.Name, *ref.Port, use.suffix)
+	r, ok := t.resolved[name]
+	if !ok {
+		r.backend, r.problem = t.lookupBackend(svc, uint32(*ref.Port), name, use)
+		t.resolved[name] = r
 	}
-	b, p := t.lookupBackend(svc, uint32(*ref.Port), name)
-	t.resolved[name] = resolved{b, p}
-	return b, p
+	if r.backend != nil && use.backend == irv1.BackendProtocol_BACKEND_PROTOCOL_HTTP2 {
+		r.backend.Protocol = use.backend
+	}
+	return r.backend, r.problem
 }
 
-func (t *translation) lookupBackend(svc types.NamespacedName, port uint32, name string) (*irv1.Backend, *problem) {
+func (t *translation) lookupBackend(svc types.NamespacedName, port uint32, name string, use backendUse) (*irv1.Backend, *problem) {
 	s := t.idx.Service(svc)
 	if s == nil {
 		return nil, &problem{string(gatewayv1.RouteReasonBackendNotFound), fmt.Sprintf("Service %s not found", svc)}
 	}
-	i := slices.IndexFunc(s.Spec.Ports, func(p corev1.ServicePort) bool { return uint32(p.Port) == port })
+	i := slices.IndexFunc(s.Spec.Ports, func(p corev1.ServicePort) bool {
+		return uint32(p.Port) == port && cmp.Or(p.Protocol, corev1.ProtocolTCP) == use.protocol
+	})
 	if i < 0 {
-		return nil, &problem{string(gatewayv1.RouteReasonBackendNotFound), fmt.Sprintf("Service %s has no port %d", svc, port)}
+		return nil, &problem{string(gatewayv1.RouteReasonBackendNotFound),
+			fmt.Sprintf("Service %s has no %s port %d", svc, use.protocol, port)}
+	}
+	protocol := use.backend
+	if protocol == irv1.BackendProtocol_BACKEND_PROTOCOL_UNSPECIFIED {
+		protocol = appProtocol(s.Spec.Ports[i].AppProtocol)
 	}
 	return &irv1.Backend{
 		Name:      name,
@@ -96,7 +107,22 @@ func (t *translation) lookupBackend(svc types.NamespacedName, port uint32, name 
 		Service:   svc.Name,
 		Port:      port,
 		Endpoints: endpoints(t.idx.EndpointSlicesFor(svc), s.Spec.Ports[i].Name),
+		Protocol:  protocol,
 	}, nil
+}
+
+// appProtocol returns the protocol an HTTP backend speaks according to its
+// Service port's appProtocol: HTTP/2 without TLS for kubernetes.io/h2c (and
+// for h2c and grpc, which some charts use), HTTP/1.1 otherwise (including
+// kubernetes.io/ws, WebSocket over HTTP/1.1).
+func appProtocol(p *string) irv1.BackendProtocol {
+	if p != nil {
+		switch *p {
+		case "kubernetes.io/h2c", "h2c", "grpc":
+			return irv1.BackendProtocol_BACKEND_PROTOCOL_HTTP2
+		}
+	}
+	return irv1.BackendProtocol_BACKEND_PROTOCOL_HTTP1
 }
 
 func groupKind(group *gatewayv1.Group, kind *gatewayv1.Kind) string {
@@ -154,14 +180,15 @@ func sortEndpoints(eps []*irv1.Endpoint) {
 }
 
 // slicePort returns the port number of the slice port named name ("" for an
-// unnamed Service port).
+// unnamed Service port). A port that is not between 1 and 65535 (which
+// only a slice that skipped API validation has) is no port.
 func slicePort(ports []discoveryv1.EndpointPort, name string) (uint32, bool) {
 	for _, p := range ports {
 		pn := ""
 		if p.Name != nil {
 			pn = *p.Name
 		}
-		if pn == name && p.Port != nil {
+		if pn == name && p.Port != nil && *p.Port >= 1 && *p.Port <= 65535 {
 			return uint32(*p.Port), true
 		}
 	}

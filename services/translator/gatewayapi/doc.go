@@ -12,17 +12,36 @@
 //
 // A Gateway is translated when its GatewayClass names [ControllerName].
 // Gateways of other classes, and the routes attached to them, are left to
-// their own controllers: no IR and no status.
+// their own controllers: no IR and no status. [TranslateClass] gives a
+// class of ours its Accepted and SupportedVersion conditions.
 //
 // # Listeners
 //
-// Gateway listeners that share a port share one IR Listener ("http-<port>").
-// Only HTTP listeners are supported for now; others are not Accepted
-// (UnsupportedProtocol). Listeners on one port with incompatible protocols,
-// or with the same hostname, are Conflicted and get no routes. A listener
-// admits HTTPRoutes from its own namespace (From: Same, the default), from
-// all namespaces (All), or from namespaces whose labels match a selector
-// (Selector).
+// HTTP, HTTPS, TLS (passthrough), TCP and UDP listeners are served; other
+// protocols are not Accepted (UnsupportedProtocol). Gateway listeners that
+// share a port (and transport: UDP ports are apart) share one IR Listener
+// ("<protocol>-<port>"; HTTPS when an HTTPS listener shares its port with
+// TLS ones). By default HTTP and HTTPS listeners admit HTTPRoutes and
+// GRPCRoutes, TLS listeners TLSRoutes, TCP listeners TCPRoutes and UDP
+// listeners UDPRoutes; allowedRoutes.kinds narrows that, and a kind the
+// listener cannot serve is reported (InvalidRouteKinds). A listener admits
+// routes from its own namespace (From: Same, the default), from all
+// namespaces (All), or from namespaces whose labels match a selector
+// (Selector). Listeners that are not distinct, or that gatewire cannot
+// serve side by side, are Conflicted (see markConflicts): neither accepted
+// nor programmed, they get no routes.
+//
+// An HTTPS listener terminates TLS with the certificates of its
+// certificateRefs: kubernetes.io/tls Secrets, in another namespace only
+// when a ReferenceGrant there allows it (else RefNotPermitted), with a
+// matching PEM certificate and key (else InvalidCertificateRef). They are
+// IR Secrets named "<namespace>/<secret>", served to the proxy over SDS,
+// one filter chain per listener hostname (SNI). An HTTPS listener with no
+// valid certificate is accepted, and routes attach to it, but it is not
+// programmed. A TLS listener must pass TLS through (mode Passthrough):
+// TLSRoutes get one filter chain per SNI name, the oldest route first when
+// two ask for one name, and names a more specific listener of the port has
+// are left to it.
 //
 // # Routes
 //
@@ -77,15 +96,27 @@
 // # Backends
 //
 // A backendRef to a Service port becomes the Backend
-// "<namespace>/<service>/<port>", whose endpoints are the addresses of the
-// Service's EndpointSlices on the port whose name matches the Service port
-// (ready ones are marked ready). A backendRef that cannot be resolved (no
-// such Service or port, another kind, another namespace: ReferenceGrant is
-// not supported yet) sets ResolvedRefs to False, and the share of traffic it
-// would have received is answered with HTTP 500: in the IR it is a
-// WeightedBackend with an empty backend name, and the route's direct_response
-// is set to 500. A rule with no valid backend answers 500 for all of its
-// traffic (direct_response with no backends).
+// "<namespace>/<service>/<port>" ("/tcp" or "/udp" appended for the routes
+// of TLS, TCP and UDP listeners, whose backends are kept apart), whose
+// endpoints are the addresses of the Service's EndpointSlices on the port
+// whose name matches the Service port (ready ones are marked ready). An
+// HTTP backend speaks HTTP/2 when a GRPCRoute uses it or its Service port's
+// appProtocol is kubernetes.io/h2c (or h2c, grpc), HTTP/1.1 otherwise. A
+// backendRef to a Service in another namespace needs a ReferenceGrant there
+// for the route's kind and namespace ([Allowed]). A backendRef that cannot
+// be resolved (no such Service or port: BackendNotFound; another kind:
+// InvalidKind; another namespace without a grant: RefNotPermitted) sets
+// ResolvedRefs to False, and the share of traffic it would have received
+// is refused: for HTTP it is answered with 500 (in the IR a WeightedBackend
+// with an empty backend name, and the route's direct_response is 500), for
+// TCP and TLS the connections are closed. A rule with no valid backend
+// answers 500 for all of its traffic (direct_response with no backends).
+// TCP and UDP listeners forward to their oldest route only; every route
+// that attaches is accepted and counted.
+//
+// A BackendTLSPolicy makes the gateway reach the HTTP backends of the
+// Services it targets over TLS (see processBackendTLSPolicies); its status
+// names the gateway as ancestor (in Status.parents).
 //
 // # Filters
 //

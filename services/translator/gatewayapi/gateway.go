@@ -11,9 +11,11 @@ import (
 
 // processGateway sets the Gateway's own conditions from its listeners.
 func processGateway(t *translation) {
-	var invalid, unresolved []string
+	var invalid, valid, unresolved []string
 	for _, l := range t.listeners {
-		if !l.ready() {
+		if l.ready() {
+			valid = append(valid, string(l.spec.Name))
+		} else {
 			invalid = append(invalid, string(l.spec.Name))
 		}
 		if l.unresolved != nil {
@@ -24,17 +26,17 @@ func processGateway(t *translation) {
 	switch {
 	case len(invalid) == 0:
 		cs.set(string(gatewayv1.GatewayConditionAccepted), true, string(gatewayv1.GatewayReasonAccepted), "Gateway is accepted")
-	case len(invalid) < len(t.listeners):
+	case len(valid) > 0:
 		cs.set(string(gatewayv1.GatewayConditionAccepted), true, string(gatewayv1.GatewayReasonListenersNotValid),
-			fmt.Sprintf("listeners %s are not valid", quoteJoin(invalid)))
+			fmt.Sprintf("listeners %s are not valid; listeners %s are accepted", quoteJoin(invalid), quoteJoin(valid)))
 	default:
 		cs.set(string(gatewayv1.GatewayConditionAccepted), false, string(gatewayv1.GatewayReasonListenersNotValid),
 			"no listener is valid")
 	}
-	if len(t.ports) > 0 {
+	if len(t.servedPorts()) > 0 {
 		cs.set(string(gatewayv1.GatewayConditionProgrammed), true, string(gatewayv1.GatewayReasonProgrammed), "Gateway is programmed")
 	} else {
-		cs.set(string(gatewayv1.GatewayConditionProgrammed), false, string(gatewayv1.GatewayReasonInvalid), "Gateway has no valid listener")
+		cs.set(string(gatewayv1.GatewayConditionProgrammed), false, string(gatewayv1.GatewayReasonInvalid), "no listener is programmed")
 	}
 	if len(unresolved) == 0 {
 		cs.set(string(gatewayv1.GatewayConditionResolvedRefs), true, string(gatewayv1.GatewayReasonResolvedRefs), "All references are resolved")
@@ -74,17 +76,24 @@ func (t *translation) gatewayStatus() *busv1.Status {
 }
 
 // conditions returns the listener's conditions: Accepted, Programmed,
-// ResolvedRefs and Conflicted.
+// ResolvedRefs and Conflicted. A conflicted listener is not accepted either
+// (reason Invalid): the spec wants every indistinct listener left out.
 func (l *listener) conditions() conditions {
 	var cs conditions
-	if l.notAccepted != nil {
+	switch {
+	case l.notAccepted != nil:
 		cs.set(string(gatewayv1.ListenerConditionAccepted), false, l.notAccepted.reason, l.notAccepted.message)
-	} else {
+	case l.conflict != nil:
+		cs.set(string(gatewayv1.ListenerConditionAccepted), false, string(gatewayv1.ListenerReasonInvalid), l.conflict.message)
+	default:
 		cs.set(string(gatewayv1.ListenerConditionAccepted), true, string(gatewayv1.ListenerReasonAccepted), "Listener is accepted")
 	}
-	if l.ready() {
+	switch {
+	case l.programmed():
 		cs.set(string(gatewayv1.ListenerConditionProgrammed), true, string(gatewayv1.ListenerReasonProgrammed), "Listener is programmed")
-	} else {
+	case l.ready():
+		cs.set(string(gatewayv1.ListenerConditionProgrammed), false, string(gatewayv1.ListenerReasonInvalid), "Listener has no valid certificate")
+	default:
 		cs.set(string(gatewayv1.ListenerConditionProgrammed), false, string(gatewayv1.ListenerReasonInvalid), "Listener is not valid")
 	}
 	if l.unresolved != nil {

@@ -1,6 +1,7 @@
 package gatewayapi
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -9,23 +10,40 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
-// protocols are the listener protocols gatewire serves, with the route kinds
-// each admits by default.
-var protocols = map[gatewayv1.ProtocolType]struct {
-	ir    irv1.Protocol
+// protocol is what gatewire does with one listener protocol.
+type protocol struct {
+	ir irv1.Protocol
+	// http is set when requests are routed by virtual host (HTTP, HTTPS).
+	http bool
+	// udp is set for UDP listeners; the others share TCP ports.
+	udp bool
+	// kinds are the route kinds the listener admits by default.
 	kinds []gatewayv1.Kind
-}{
-	gatewayv1.HTTPProtocolType: {irv1.Protocol_PROTOCOL_HTTP, []gatewayv1.Kind{"HTTPRoute"}},
+}
+
+// protocols are the listener protocols gatewire serves.
+var protocols = map[gatewayv1.ProtocolType]protocol{
+	gatewayv1.HTTPProtocolType:  {ir: irv1.Protocol_PROTOCOL_HTTP, http: true, kinds: []gatewayv1.Kind{resources.KindHTTPRoute, resources.KindGRPCRoute}},
+	gatewayv1.HTTPSProtocolType: {ir: irv1.Protocol_PROTOCOL_HTTPS, http: true, kinds: []gatewayv1.Kind{resources.KindHTTPRoute, resources.KindGRPCRoute}},
+	gatewayv1.TLSProtocolType:   {ir: irv1.Protocol_PROTOCOL_TLS, kinds: []gatewayv1.Kind{resources.KindTLSRoute}},
+	gatewayv1.TCPProtocolType:   {ir: irv1.Protocol_PROTOCOL_TCP, kinds: []gatewayv1.Kind{resources.KindTCPRoute}},
+	gatewayv1.UDPProtocolType:   {ir: irv1.Protocol_PROTOCOL_UDP, udp: true, kinds: []gatewayv1.Kind{resources.KindUDPRoute}},
 }
 
 // listener is one Gateway listener and what the translation found about it.
 type listener struct {
 	spec     *gatewayv1.Listener
-	hostname string // "" when the listener names none
+	proto    protocol
+	hostname string // "" when the listener names none (or its protocol has none)
 	kinds    []*busv1.RouteGroupKind
 	admits   func(namespace string) bool
+	// certificates are the SDS names of the valid certificates of an HTTPS
+	// listener.
+	certificates []string
 
 	notAccepted *problem // why Accepted is False
 	unresolved  *problem // why ResolvedRefs is False
@@ -35,11 +53,18 @@ type listener struct {
 	attached int32
 }
 
-// ready reports whether routes may attach to the listener.
+// ready reports whether routes may attach to the listener: it is accepted
+// and not conflicted.
 func (l *listener) ready() bool { return l.notAccepted == nil && l.conflict == nil }
 
+// programmed reports whether the listener gets proxy configuration: it is
+// ready and, when it terminates TLS, has a valid certificate.
+func (l *listener) programmed() bool {
+	return l.ready() && (l.spec.Protocol != gatewayv1.HTTPSProtocolType || len(l.certificates) > 0)
+}
+
 // processListeners validates the Gateway's listeners and opens an IR
-// Listener for every port that has a ready one.
+// Listener for every port (and transport) that has a ready one.
 func processListeners(t *translation) {
 	for i := range t.gateway.Spec.Listeners {
 		t.listeners = append(t.listeners, t.newListener(&t.gateway.Spec.Listeners[i]))
@@ -50,20 +75,31 @@ func processListeners(t *translation) {
 			t.openPort(l)
 		}
 	}
+	for _, p := range t.ports {
+		t.nameListener(p, false)
+	}
+	for _, p := range t.udpPorts {
+		t.nameListener(p, true)
+	}
 }
 
 func (t *translation) newListener(spec *gatewayv1.Listener) *listener {
 	l := &listener{spec: spec, admits: func(string) bool { return false }}
-	if spec.Hostname != nil {
-		l.hostname = string(*spec.Hostname)
-	}
 	proto, ok := protocols[spec.Protocol]
 	if !ok {
 		l.notAccepted = &problem{string(gatewayv1.ListenerReasonUnsupportedProtocol),
 			fmt.Sprintf("protocol %q is not supported", spec.Protocol)}
 		return l
 	}
+	l.proto = proto
+	if spec.Hostname != nil && !proto.udp && spec.Protocol != gatewayv1.TCPProtocolType {
+		l.hostname = string(*spec.Hostname)
+	}
 	l.kinds, l.unresolved = routeKinds(spec.AllowedRoutes, proto.kinds)
+	if p := t.listenerTLS(l); p != nil {
+		l.notAccepted = p
+		return l
+	}
 	admits, p := t.admission(spec.AllowedRoutes)
 	if p != nil {
 		l.notAccepted = p
@@ -149,73 +185,67 @@ func (t *translation) namespaceLabels(ns string) labels.Set {
 	return labels.Set{"kubernetes.io/metadata.name": ns}
 }
 
-// markConflicts flags listeners that cannot share their port: incompatible
-// protocols conflict, and so do listeners of one protocol with one hostname.
-func markConflicts(ls []*listener) {
-	byPort := map[gatewayv1.PortNumber][]*listener{}
-	for _, l := range ls {
-		byPort[l.spec.Port] = append(byPort[l.spec.Port], l)
-	}
-	for portNumber, group := range byPort {
-		if conflictingProtocols(group) {
-			for _, l := range group {
-				l.conflict = &problem{string(gatewayv1.ListenerReasonProtocolConflict),
-					fmt.Sprintf("listeners on port %d have incompatible protocols", portNumber)}
-			}
-			continue
-		}
-		hosts := map[string][]*listener{}
-		for _, l := range group {
-			hosts[l.hostname] = append(hosts[l.hostname], l)
-		}
-		for host, same := range hosts {
-			if len(same) < 2 {
-				continue
-			}
-			for _, l := range same {
-				l.conflict = &problem{string(gatewayv1.ListenerReasonHostnameConflict),
-					fmt.Sprintf("listeners on port %d share hostname %q", portNumber, orAny(host))}
-			}
-		}
-	}
-}
-
-func conflictingProtocols(group []*listener) bool {
-	for _, l := range group[1:] {
-		if !compatibleProtocols(group[0].spec.Protocol, l.spec.Protocol) {
-			return true
-		}
-	}
-	return false
-}
-
-// compatibleProtocols reports whether listeners of protocols a and b may
-// share a port.
-func compatibleProtocols(a, b gatewayv1.ProtocolType) bool {
-	tls := func(p gatewayv1.ProtocolType) bool {
-		return p == gatewayv1.HTTPSProtocolType || p == gatewayv1.TLSProtocolType
-	}
-	return a == b || (tls(a) && tls(b))
-}
-
-// openPort records l on the IR listener of its port, opening it if needed.
+// openPort records l on the IR listener of its port and transport, opening
+// it if needed. Only programmed HTTP and HTTPS listeners take part in
+// virtual host selection; an HTTPS listener adds a TLS termination for its
+// hostname.
 func (t *translation) openPort(l *listener) {
 	n := uint32(l.spec.Port)
-	p := t.ports[n]
+	ports := t.ports
+	if l.proto.udp {
+		ports = t.udpPorts
+	}
+	p := ports[n]
 	if p == nil {
-		proto := protocols[l.spec.Protocol]
-		p = &port{
-			ir: &irv1.Listener{
-				Name:     fmt.Sprintf("%s-%d", strings.ToLower(string(l.spec.Protocol)), n),
-				Port:     n,
-				Protocol: proto.ir,
-			},
-			routes: map[*listener]map[string][]entry{},
-		}
-		t.ports[n] = p
+		p = &port{ir: &irv1.Listener{Port: n}, routes: map[*listener]map[string][]entry{}}
+		ports[n] = p
 	}
 	p.ir.GatewayListeners = append(p.ir.GatewayListeners, string(l.spec.Name))
-	p.listeners = append(p.listeners, l)
+	if !l.programmed() {
+		return
+	}
+	if l.proto.http {
+		p.listeners = append(p.listeners, l)
+	}
+	if l.spec.Protocol == gatewayv1.HTTPSProtocolType {
+		p.ir.Tls = append(p.ir.Tls, &irv1.TLSTermination{Hostname: l.hostname, Secrets: l.certificates})
+	}
+}
+
+// nameListener sets the protocol and name of an IR listener from its
+// programmed Gateway listeners: HTTPS when one of them is (HTTPS and TLS
+// passthrough listeners may share a port), else the protocol of the first.
+// A port with no programmed listener keeps no protocol: it is left out of
+// the IR.
+func (t *translation) nameListener(p *port, udp bool) {
+	for _, l := range t.listeners {
+		if !l.programmed() || uint32(l.spec.Port) != p.ir.Port || l.proto.udp != udp {
+			continue
+		}
+		if p.ir.Protocol == irv1.Protocol_PROTOCOL_UNSPECIFIED || l.proto.ir == irv1.Protocol_PROTOCOL_HTTPS {
+			p.ir.Protocol = l.proto.ir
+		}
+	}
+	name := strings.TrimPrefix(strings.ToLower(p.ir.Protocol.String()), "protocol_")
+	p.ir.Name = fmt.Sprintf("%s-%d", name, p.ir.Port)
+}
+
+// servedPorts returns the IR listeners that have a programmed listener.
+func (t *translation) servedPorts() []*port {
+	var out []*port
+	for _, ports := range []map[uint32]*port{t.ports, t.udpPorts} {
+		for _, p := range ports {
+			if p.ir.Protocol != irv1.Protocol_PROTOCOL_UNSPECIFIED {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// compareListeners orders IR listeners by port, then name.
+func compareListeners(a, b *irv1.Listener) int {
+	return cmp.Or(cmp.Compare(a.Port, b.Port), cmp.Compare(a.Name, b.Name))
 }
 
 func orAny(host string) string {

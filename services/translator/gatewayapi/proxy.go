@@ -9,8 +9,8 @@ import (
 )
 
 // proxyFor returns what to run for a gateway: one port per IR listener,
-// with the port Envoy binds (see [xdsgen.BindPort]). Service type, replicas
-// and image are left to the infra defaults.
+// TCP or UDP, with the port Envoy binds (see [xdsgen.BindPort]). Service
+// type, replicas and image are left to the infra defaults.
 func proxyFor(gw *gatewayv1.Gateway, ir *irv1.Gateway) *busv1.Proxy {
 	p := &busv1.Proxy{
 		Namespace:   gw.Namespace,
@@ -19,9 +19,13 @@ func proxyFor(gw *gatewayv1.Gateway, ir *irv1.Gateway) *busv1.Proxy {
 		GatewayUid:  string(gw.UID),
 	}
 	for _, l := range ir.Listeners {
+		protocol := "TCP"
+		if l.Protocol == irv1.Protocol_PROTOCOL_UDP {
+			protocol = "UDP"
+		}
 		p.Ports = append(p.Ports, &busv1.ProxyPort{
 			Name:          l.Name,
-			Protocol:      "TCP",
+			Protocol:      protocol,
 			Port:          l.Port,
 			ContainerPort: xdsgen.BindPort(l.Port),
 		})

@@ -31,9 +31,14 @@ type processor func(t *translation)
 // processors run in this order on every translation. A new kind of route or
 // a gateway-wide feature is one more entry.
 var processors = []processor{
-	processListeners,  // Gateway listeners → ports, listener conditions
-	processHTTPRoutes, // HTTPRoutes → virtual hosts, backends, route statuses
-	processGateway,    // Gateway conditions from its listeners
+	processListeners,          // Gateway listeners → ports, certificates, listener conditions
+	processHTTPRoutes,         // HTTPRoutes → virtual hosts, backends, route statuses
+	processGRPCRoutes,         // GRPCRoutes → virtual hosts (HTTP/2 backends), route statuses
+	processTLSRoutes,          // TLSRoutes → TLS passthrough by SNI, route statuses
+	processTCPRoutes,          // TCPRoutes → TCP proxies, route statuses
+	processUDPRoutes,          // UDPRoutes → UDP proxies, route statuses
+	processBackendTLSPolicies, // BackendTLSPolicies → TLS to the backends in use, policy statuses
+	processGateway,            // Gateway conditions from its listeners
 }
 
 // translation is the state of one call to Translate; it is never shared.
@@ -43,9 +48,11 @@ type translation struct {
 	gateway *gatewayv1.Gateway
 
 	listeners []*listener              // one per Gateway listener, in spec order
-	ports     map[uint32]*port         // the IR listeners being built, by port
+	ports     map[uint32]*port         // the IR listeners being built, by port (TCP)
+	udpPorts  map[uint32]*port         // the IR listeners of UDP listeners, by port
 	backends  map[string]*irv1.Backend // the backends routes send traffic to
 	resolved  map[string]resolved      // backendRefs resolved so far, by backend name
+	secrets   map[string]*irv1.Secret  // the certificates listeners serve, by name
 
 	gatewayConditions conditions
 	routeStatuses     []*busv1.Status
@@ -64,8 +71,10 @@ func Translate(idx *resources.Index, gateway types.NamespacedName) *Result {
 		name:     gateway,
 		gateway:  gw,
 		ports:    map[uint32]*port{},
+		udpPorts: map[uint32]*port{},
 		backends: map[string]*irv1.Backend{},
 		resolved: map[string]resolved{},
+		secrets:  map[string]*irv1.Secret{},
 	}
 	for _, p := range processors {
 		p(t)
@@ -76,14 +85,15 @@ func Translate(idx *resources.Index, gateway types.NamespacedName) *Result {
 // result assembles the outputs of a finished translation.
 func (t *translation) result() *Result {
 	ir := &irv1.Gateway{Namespace: t.name.Namespace, Name: t.name.Name}
-	for _, p := range t.ports {
+	for _, p := range t.servedPorts() {
 		ir.Listeners = append(ir.Listeners, p.build())
 	}
-	slices.SortFunc(ir.Listeners, func(a, b *irv1.Listener) int { return cmp.Compare(a.Port, b.Port) })
+	slices.SortFunc(ir.Listeners, compareListeners)
 	for _, b := range t.backends {
 		ir.Backends = append(ir.Backends, b)
 	}
 	slices.SortFunc(ir.Backends, func(a, b *irv1.Backend) int { return cmp.Compare(a.Name, b.Name) })
+	ir.Secrets = t.servedSecrets(ir.Listeners)
 
 	slices.SortFunc(t.routeStatuses, func(a, b *busv1.Status) int {
 		return cmp.Or(cmp.Compare(a.Object.Kind, b.Object.Kind),

@@ -2,14 +2,18 @@
 //
 // There is one stateless function per xDS type, each in its own file:
 // [Listener] and [RouteConfiguration] for an IR Listener, [Cluster] and
-// [LoadAssignment] for an IR Backend. [Snapshot] builds them all for a
-// gateway, checks every resource with ValidateAll and the whole set for
-// consistency, and packs it as a [busv1.XdsSnapshot].
+// [LoadAssignment] for an IR Backend, [Secret] for an IR Secret. [Snapshot]
+// builds them all for a gateway, checks every resource with ValidateAll
+// (and every typed config inside one, which ValidateAll does not reach)
+// and the whole set for consistency, and packs it as a [busv1.XdsSnapshot].
 //
 // Naming: the Envoy listener and its RouteConfiguration are named like the IR
 // listener ("http-8080"); a cluster and its ClusterLoadAssignment are named
-// like the IR backend ("<namespace>/<service>/<port>"). Every dynamic
-// resource is fetched over ADS.
+// like the IR backend ("<namespace>/<service>/<port>"); an SDS secret like
+// the IR secret ("<namespace>/<secret>"). Every dynamic resource is fetched
+// over ADS. Listeners of TLS and TCP carry no RouteConfiguration; TLS
+// listeners pick a filter chain by SNI (terminating TLS or passing it
+// through), TCP and UDP listeners proxy to their first route's backends.
 //
 // Ports: Envoy binds [BindPort] of a listener's port, so that a proxy never
 // needs privileges: ports below 1024 are moved up by 10000. The infra spec
@@ -18,6 +22,7 @@
 // Invalid backends: a weighted share whose IR backend name is empty (a
 // backendRef that could not be resolved) goes to the cluster
 // [InvalidBackendCluster], which never exists, and the route answers 500 for
-// it (cluster_not_found_response_code). It is the only name a route may use
-// without a cluster behind it.
+// it (cluster_not_found_response_code); a TCP proxy closes such
+// connections. It is the only name a route or proxy may use without a
+// cluster behind it.
 package xdsgen

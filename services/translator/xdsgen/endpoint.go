@@ -17,9 +17,13 @@ import (
 // listed twice: gRPC's xDS client rejects a load assignment with a locality
 // that has no name or an address listed twice, and ignores a locality of
 // weight 0. Envoy ignores the weight, as the cluster does not weight
-// localities.
+// localities. A backend that must not be reached (TLS with no CA to trust,
+// see [Cluster]) has no endpoints: requests to it fail with 503.
 func LoadAssignment(b *irv1.Backend) *endpointv3.ClusterLoadAssignment {
 	cla := &endpointv3.ClusterLoadAssignment{ClusterName: b.GetName()}
+	if refused(b) {
+		return cla
+	}
 	lbs := make([]*endpointv3.LbEndpoint, 0, len(b.GetEndpoints()))
 	seen := make(map[string]bool, len(b.GetEndpoints()))
 	for _, e := range b.GetEndpoints() {

@@ -7,7 +7,7 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
-	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/proto"
 
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 )
@@ -24,38 +24,106 @@ func BindPort(port uint32) uint32 {
 	return port
 }
 
-// Listener returns the Envoy listener of an IR listener: 0.0.0.0 on the bind
-// port, with an HTTP connection manager that takes its routes from the
-// RouteConfiguration of the same name over ADS.
+// httpFilter is one HTTP filter of the HTTP connection managers. config
+// returns its typed config for an IR listener, or nil to leave the filter
+// out of that listener.
+type httpFilter struct {
+	name   string
+	config func(l *irv1.Listener) proto.Message
+}
+
+// httpFilters are the HTTP filters of every HTTP connection manager, in the
+// order requests go through them. The router is last.
+var httpFilters = []httpFilter{
+	{name: CORSFilterName, config: corsFilter},
+	{name: "envoy.filters.http.router", config: func(*irv1.Listener) proto.Message { return &routerv3.Router{} }},
+}
+
+// ServesHTTP reports whether an IR listener routes HTTP requests, and so
+// has a RouteConfiguration: plain HTTP, or HTTPS with a TLS termination.
+func ServesHTTP(l *irv1.Listener) bool {
+	return l.GetProtocol() == irv1.Protocol_PROTOCOL_HTTP || len(l.GetTls()) > 0
+}
+
+// Listener returns the Envoy listener of an IR listener, on 0.0.0.0 and
+// the bind port, or nil when it has nothing to serve:
+//
+//   - HTTP: one filter chain with an HTTP connection manager whose routes
+//     are the RouteConfiguration of the same name, over ADS;
+//   - HTTPS and TLS: a TLS inspector and one filter chain per SNI name (see
+//     tlsFilterChains): TLS passthrough of TLS routes, and termination with
+//     the listener's certificates for HTTPS;
+//   - TCP: one filter chain proxying to the first L4 route's backends;
+//   - UDP: a UDP listener proxying datagrams to the first L4 route's
+//     backends.
 func Listener(l *irv1.Listener) (*listenerv3.Listener, error) {
-	router, err := anypb.New(&routerv3.Router{})
-	if err != nil {
-		return nil, fmt.Errorf("listener %s: router filter: %w", l.GetName(), err)
+	var chains []*listenerv3.FilterChain
+	var err error
+	switch l.GetProtocol() {
+	case irv1.Protocol_PROTOCOL_HTTP:
+		var hcm *listenerv3.Filter
+		hcm, err = httpConnectionManager(l)
+		chains = []*listenerv3.FilterChain{{Filters: []*listenerv3.Filter{hcm}}}
+	case irv1.Protocol_PROTOCOL_HTTPS, irv1.Protocol_PROTOCOL_TLS:
+		chains, err = tlsFilterChains(l)
+	case irv1.Protocol_PROTOCOL_TCP:
+		chains, err = tcpFilterChains(l)
+	case irv1.Protocol_PROTOCOL_UDP:
+		return udpListener(l)
+	default:
+		return nil, fmt.Errorf("listener %s: protocol %s is not supported", l.GetName(), l.GetProtocol())
 	}
-	hcm, err := anypb.New(&hcmv3.HttpConnectionManager{
+	if err != nil || len(chains) == 0 {
+		return nil, err
+	}
+	out := &listenerv3.Listener{
+		Name:         l.GetName(),
+		Address:      socketAddress("0.0.0.0", BindPort(l.GetPort())),
+		FilterChains: chains,
+	}
+	if l.GetProtocol() != irv1.Protocol_PROTOCOL_HTTP && l.GetProtocol() != irv1.Protocol_PROTOCOL_TCP {
+		inspector, err := tlsInspector()
+		if err != nil {
+			return nil, fmt.Errorf("listener %s: %w", l.GetName(), err)
+		}
+		out.ListenerFilters = []*listenerv3.ListenerFilter{inspector}
+	}
+	return out, nil
+}
+
+// httpConnectionManager returns the HTTP connection manager of an IR
+// listener: routes from the RouteConfiguration of the same name over ADS,
+// the HTTP filters, HTTP/1.1 and HTTP/2 (also without TLS, as gRPC clients
+// speak it), and WebSocket upgrades.
+func httpConnectionManager(l *irv1.Listener) (*listenerv3.Filter, error) {
+	var filters []*hcmv3.HttpFilter
+	for _, f := range httpFilters {
+		cfg := f.config(l)
+		if cfg == nil {
+			continue
+		}
+		typed, err := typedConfig(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("listener %s: %s filter: %w", l.GetName(), f.name, err)
+		}
+		filters = append(filters, &hcmv3.HttpFilter{Name: f.name, ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: typed}})
+	}
+	hcm, err := typedConfig(&hcmv3.HttpConnectionManager{
 		StatPrefix: l.GetName(),
 		CodecType:  hcmv3.HttpConnectionManager_AUTO,
 		RouteSpecifier: &hcmv3.HttpConnectionManager_Rds{Rds: &hcmv3.Rds{
 			ConfigSource:    adsSource(),
 			RouteConfigName: l.GetName(),
 		}},
-		HttpFilters: []*hcmv3.HttpFilter{{
-			Name:       "envoy.filters.http.router",
-			ConfigType: &hcmv3.HttpFilter_TypedConfig{TypedConfig: router},
-		}},
+		HttpFilters:    filters,
+		UpgradeConfigs: []*hcmv3.HttpConnectionManager_UpgradeConfig{{UpgradeType: "websocket"}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("listener %s: http connection manager: %w", l.GetName(), err)
 	}
-	return &listenerv3.Listener{
-		Name:    l.GetName(),
-		Address: socketAddress("0.0.0.0", BindPort(l.GetPort())),
-		FilterChains: []*listenerv3.FilterChain{{
-			Filters: []*listenerv3.Filter{{
-				Name:       "envoy.filters.network.http_connection_manager",
-				ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: hcm},
-			}},
-		}},
+	return &listenerv3.Filter{
+		Name:       "envoy.filters.network.http_connection_manager",
+		ConfigType: &listenerv3.Filter_TypedConfig{TypedConfig: hcm},
 	}, nil
 }
 

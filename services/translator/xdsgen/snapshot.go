@@ -38,7 +38,13 @@ func Resources(gw *irv1.Gateway) (map[resourcev3.Type][]types.Resource, error) {
 		if err != nil {
 			return nil, err
 		}
+		if lis == nil {
+			continue // nothing to serve
+		}
 		out[resourcev3.ListenerType] = append(out[resourcev3.ListenerType], lis)
+		if !ServesHTTP(l) {
+			continue
+		}
 		rc, err := RouteConfiguration(l)
 		if err != nil {
 			return nil, err
@@ -46,9 +52,14 @@ func Resources(gw *irv1.Gateway) (map[resourcev3.Type][]types.Resource, error) {
 		out[resourcev3.RouteType] = append(out[resourcev3.RouteType], rc)
 	}
 	for _, b := range gw.GetBackends() {
-		out[resourcev3.ClusterType] = append(out[resourcev3.ClusterType], Cluster(b))
+		c, err := Cluster(b)
+		if err != nil {
+			return nil, err
+		}
+		out[resourcev3.ClusterType] = append(out[resourcev3.ClusterType], c)
 		out[resourcev3.EndpointType] = append(out[resourcev3.EndpointType], LoadAssignment(b))
 	}
+	addL4Resources(gw, out)
 	for _, list := range out {
 		slices.SortFunc(list, func(a, b types.Resource) int {
 			return cmp.Compare(cachev3.GetResourceName(a), cachev3.GetResourceName(b))
@@ -95,6 +106,9 @@ func validate(res map[resourcev3.Type][]types.Resource) error {
 	}
 	if err := snap.Consistent(); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if err := listenerRefsExist(res); err != nil {
+		return err
 	}
 	return routedClustersExist(res)
 }

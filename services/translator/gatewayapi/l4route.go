@@ -1,0 +1,199 @@
+package gatewayapi
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gatewire/gatewire/services/translator/resources"
+)
+
+// l4Route is a TLSRoute, TCPRoute or UDPRoute as the L4 processors see it.
+// They forward whole connections (or datagrams), so a route's rules have
+// nothing to choose between: the backendRefs of all its rules (one in v1;
+// older versions allowed more) share its traffic by weight.
+type l4Route struct {
+	kind      string
+	meta      *metav1.ObjectMeta
+	parents   []gatewayv1.ParentReference
+	hostnames []string                 // TLSRoute only: the SNI names
+	rules     [][]gatewayv1.BackendRef // the backendRefs of each rule
+}
+
+// l4Entry is one L4 route placed on an IR listener, with what its
+// precedence needs.
+type l4Entry struct {
+	route   *irv1.L4Route
+	created time.Time
+}
+
+// l4Placement collects the L4 routes of one kind by IR listener.
+type l4Placement map[*port][]l4Entry
+
+// processTCPRoutes attaches the TCPRoutes that name the gateway.
+func processTCPRoutes(t *translation) {
+	placed := l4Placement{}
+	for _, r := range t.idx.TCPRoutesFor(t.name) {
+		rules := make([][]gatewayv1.BackendRef, len(r.Spec.Rules))
+		for i, rule := range r.Spec.Rules {
+			rules[i] = rule.BackendRefs
+		}
+		t.attachL4(&l4Route{kind: resources.KindTCPRoute, meta: &r.ObjectMeta, parents: r.Spec.ParentRefs, rules: rules}, placed)
+	}
+	placed.finish(func(p *port, rs []*irv1.L4Route) { p.ir.L4Routes = rs })
+}
+
+// processUDPRoutes attaches the UDPRoutes that name the gateway.
+func processUDPRoutes(t *translation) {
+	placed := l4Placement{}
+	for _, r := range t.idx.UDPRoutesFor(t.name) {
+		rules := make([][]gatewayv1.BackendRef, len(r.Spec.Rules))
+		for i, rule := range r.Spec.Rules {
+			rules[i] = rule.BackendRefs
+		}
+		t.attachL4(&l4Route{kind: resources.KindUDPRoute, meta: &r.ObjectMeta, parents: r.Spec.ParentRefs, rules: rules}, placed)
+	}
+	placed.finish(func(p *port, rs []*irv1.L4Route) { p.ir.L4Routes = rs })
+}
+
+// attachL4 attaches an L4 route to the listeners its parentRefs select and
+// records its status. Every route that attaches is Accepted and counted;
+// on a TCP or UDP listener only the oldest is served (see the IR).
+func (t *translation) attachL4(r *l4Route, placed l4Placement) {
+	weighted, used, unresolved := t.l4Backends(r)
+	kind := busv1.RouteGroupKind{Group: gatewayv1.GroupName, Kind: r.kind}
+	status := &busv1.Status{
+		Object:             objectRef(gatewayv1.GroupName, r.kind, r.meta.Namespace, r.meta.Name),
+		Gateway:            t.gatewayRef(),
+		ObservedGeneration: r.meta.Generation,
+	}
+	counted := map[*listener]bool{}
+	for _, ref := range r.parents {
+		if !t.names(r.meta.Namespace, ref) {
+			continue
+		}
+		attached, p := t.selectListeners(ref, &kind, r.meta.Namespace, r.hostnames)
+		var cs conditions
+		if p != nil {
+			cs.set(string(gatewayv1.RouteConditionAccepted), false, p.reason, p.message)
+		} else {
+			cs.set(string(gatewayv1.RouteConditionAccepted), true, string(gatewayv1.RouteReasonAccepted), "Route is accepted")
+			t.placeL4(r, attached, weighted, used, counted, placed)
+		}
+		if unresolved != nil {
+			cs.set(string(gatewayv1.RouteConditionResolvedRefs), false, unresolved.reason, unresolved.message)
+		} else {
+			cs.set(string(gatewayv1.RouteConditionResolvedRefs), true, string(gatewayv1.RouteReasonResolvedRefs), "All references are resolved")
+		}
+		status.Parents = append(status.Parents, &busv1.RouteParentStatus{
+			ParentRef:      parentRef(ref),
+			ControllerName: ControllerName,
+			Conditions:     cs.stamp(r.meta.Generation),
+		})
+	}
+	t.routeStatuses = append(t.routeStatuses, status)
+}
+
+// placeL4 adds an IR L4 route for each attachment to the IR listener of its
+// port, once per port, and counts the route once per listener.
+func (t *translation) placeL4(r *l4Route, attached []attachment, weighted []*irv1.WeightedBackend, used []*irv1.Backend, counted map[*listener]bool, placed l4Placement) {
+	for _, b := range used {
+		t.backends[b.Name] = b
+	}
+	byPort := map[*port]*irv1.L4Route{}
+	for _, a := range attached {
+		if !counted[a.listener] {
+			counted[a.listener] = true
+			a.listener.attached++
+		}
+		p := t.portOf(a.listener)
+		hostnames := t.isolate(p, a.listener, a.hostnames)
+		if r.kind == resources.KindTLSRoute && len(hostnames) == 0 {
+			continue
+		}
+		ir := byPort[p]
+		if ir == nil {
+			ir = &irv1.L4Route{
+				Name:     r.meta.Namespace + "/" + r.meta.Name,
+				Source:   &irv1.RouteSource{Kind: r.kind, Namespace: r.meta.Namespace, Name: r.meta.Name},
+				Backends: weighted,
+			}
+			byPort[p] = ir
+			placed[p] = append(placed[p], l4Entry{route: ir, created: r.meta.CreationTimestamp.Time})
+		}
+		if r.kind == resources.KindTLSRoute {
+			for _, h := range hostnames {
+				if !contains(ir.Hostnames, h) {
+					ir.Hostnames = append(ir.Hostnames, h)
+				}
+			}
+		}
+	}
+}
+
+// portOf returns the IR listener a ready listener is on.
+func (t *translation) portOf(l *listener) *port {
+	if l.proto.udp {
+		return t.udpPorts[uint32(l.spec.Port)]
+	}
+	return t.ports[uint32(l.spec.Port)]
+}
+
+// l4Backends translates the backendRefs of an L4 route into weighted
+// shares, merging references to the same backend. The share of references
+// that cannot be resolved has an empty backend name: those connections are
+// refused. used lists the resolved backends with traffic; unresolved is the
+// first reference that cannot be resolved.
+func (t *translation) l4Backends(r *l4Route) (weighted []*irv1.WeightedBackend, used []*irv1.Backend, unresolved *problem) {
+	from := routeFrom(r.kind, r.meta.Namespace)
+	for i, refs := range r.rules {
+		for j, ref := range refs {
+			b, p := t.resolveBackendFrom(from, ref.BackendObjectReference)
+			if p != nil && unresolved == nil {
+				unresolved = within(p, fieldf("rules[%d].backendRefs[%d]", i, j))
+			}
+			weight := uint32(1)
+			if ref.Weight != nil {
+				weight = uint32(max(*ref.Weight, 0))
+			}
+			if weight == 0 {
+				continue
+			}
+			name := ""
+			if p == nil {
+				name = b.Name
+			}
+			if k := slices.IndexFunc(weighted, func(w *irv1.WeightedBackend) bool { return w.Backend == name }); k >= 0 {
+				weighted[k].Weight += weight
+				continue
+			}
+			weighted = append(weighted, &irv1.WeightedBackend{Backend: name, Weight: weight})
+			if p == nil {
+				used = append(used, b)
+			}
+		}
+	}
+	return weighted, used, unresolved
+}
+
+// finish sorts the routes of each IR listener, oldest first, then by
+// namespace and name, and hands them to set.
+func (placed l4Placement) finish(set func(*port, []*irv1.L4Route)) {
+	for p, entries := range placed {
+		slices.SortFunc(entries, func(a, b l4Entry) int {
+			return cmp.Or(a.created.Compare(b.created),
+				cmp.Compare(a.route.Source.Namespace, b.route.Source.Namespace),
+				cmp.Compare(a.route.Source.Name, b.route.Source.Name))
+		})
+		routes := make([]*irv1.L4Route, len(entries))
+		for i, e := range entries {
+			routes[i] = e.route
+		}
+		set(p, routes)
+	}
+}
