@@ -16,7 +16,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/bus"
 	_ "github.com/gatewire/gatewire/proto/gatewire/bus/v1" // registers the bus payloads
 	_ "github.com/gatewire/gatewire/proto/gatewire/ir/v1"  // registers the IR
-	_ "github.com/gatewire/gatewire/services/xds"            // registers the Envoy types the xds bucket holds
+	_ "github.com/gatewire/gatewire/services/xds"          // registers the Envoy types the xds bucket holds
 )
 
 // tapLine is one printed change.
