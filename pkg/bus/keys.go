@@ -88,3 +88,8 @@ const DataPlane = "=xds"
 func DataPlaneStatusKey(namespace, name, replica string) string {
 	return ResourceKey("Gateway", namespace, name) + "." + DataPlane + "." + escape(replica)
 }
+
+// Infrastructure is the gateway-namespace token of status entries written by
+// the infra service: the addresses of a Gateway's proxies, under
+// Gateway.<namespace>.<name>.=infra.=infra.
+const Infrastructure = "=infra"

@@ -63,13 +63,14 @@ func GatewayClass(live gatewayv1.GatewayClassStatus, entries []Entry, now time.T
 // (each listener's conditions merged with the live listener of the same
 // name) and the addresses. While a data-plane entry (the xds service's)
 // holds Programmed False, that condition replaces the translator's
-// Programmed; the first such entry by key wins. With no entry at all, live is
-// returned.
+// Programmed; the first such entry by key wins. The infra service's entry,
+// when it holds addresses, sets the addresses instead of the translator's.
+// With no entry at all, live is returned.
 func Gateway(live gatewayv1.GatewayStatus, entries []Entry, now time.Time) gatewayv1.GatewayStatus {
 	out := *live.DeepCopy()
 	var generation int64
 	for _, e := range entries {
-		if e.DataPlane {
+		if e.DataPlane || e.Infra {
 			continue
 		}
 		st := e.Status
@@ -77,6 +78,11 @@ func Gateway(live gatewayv1.GatewayStatus, entries []Entry, now time.Time) gatew
 		out.Conditions = Conditions(out.Conditions, st.GetConditions(), generation, now)
 		out.Listeners = listeners(live.Listeners, st.GetListeners(), generation, now)
 		out.Addresses = addresses(st.GetAddresses())
+	}
+	for _, e := range entries {
+		if e.Infra && len(e.Status.GetAddresses()) > 0 {
+			out.Addresses = addresses(e.Status.GetAddresses())
+		}
 	}
 	if p := dataPlaneProgrammed(entries); p != nil {
 		if generation == 0 { // no translator entry: the generation last observed
@@ -168,7 +174,7 @@ func RouteParents(live []gatewayv1.RouteParentStatus, entries []Entry, controlle
 		}
 	}
 	for _, e := range entries {
-		if e.DataPlane {
+		if e.DataPlane || e.Infra {
 			continue
 		}
 		for _, p := range e.Status.GetParents() {

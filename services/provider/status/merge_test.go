@@ -176,3 +176,21 @@ func TestNoEntriesLeaveGatewayAndClassAlone(t *testing.T) {
 		t.Errorf("GatewayClass Accepted %+v", c)
 	}
 }
+
+func TestGatewayInfraAddresses(t *testing.T) {
+	entries := append(gatewayEntries("True", false), status.Entry{
+		Key:    "Gateway.default.gw.=infra.=infra",
+		Infra:  true,
+		Status: &busv1.Status{Addresses: []string{"203.0.113.7"}},
+	})
+	st := status.Gateway(gatewayv1.GatewayStatus{}, entries, t0)
+	if len(st.Listeners) != 1 {
+		t.Errorf("the infra entry changed the listeners: %+v", st.Listeners)
+	}
+	if len(st.Conditions) == 0 {
+		t.Error("the infra entry removed the translator's conditions")
+	}
+	if len(st.Addresses) != 1 || st.Addresses[0].Value != "203.0.113.7" {
+		t.Errorf("addresses %+v, want the infra service's 203.0.113.7", st.Addresses)
+	}
+}

@@ -62,6 +62,9 @@ type Entry struct {
 	Key string
 	// DataPlane is true for the xds service's entries.
 	DataPlane bool
+	// Infra is true for the infra service's entries, which carry only the
+	// addresses of the Gateway's proxies.
+	Infra bool
 	Status    *busv1.Status
 	// Trace is the trace context the entry was written with, for a writer
 	// to link its span to.
@@ -187,7 +190,7 @@ func (s *Store) put(key string, st *busv1.Status, sc trace.SpanContext) {
 			entries = map[string]Entry{}
 			s.objects[o] = entries
 		}
-		entries[key] = Entry{Key: key, DataPlane: gwNS == bus.DataPlane, Status: st, Trace: sc}
+		entries[key] = Entry{Key: key, DataPlane: gwNS == bus.DataPlane, Infra: gwNS == bus.Infrastructure, Status: st, Trace: sc}
 	}
 	subs := make([]func(Change), 0, len(s.subs))
 	for _, id := range slices.Sorted(maps.Keys(s.subs)) {
