@@ -64,8 +64,8 @@ type Entry struct {
 	DataPlane bool
 	// Infra is true for the infra service's entries, which carry only the
 	// addresses of the Gateway's proxies.
-	Infra bool
-	Status    *busv1.Status
+	Infra  bool
+	Status *busv1.Status
 	// Trace is the trace context the entry was written with, for a writer
 	// to link its span to.
 	Trace trace.SpanContext
