@@ -2,6 +2,7 @@
 //
 //	gatewire standalone            embedded NATS and all four services in one process
 //	gatewire tap [bucket] [keys]   print every change on the bus, decoded to JSON
+//	gatewire translate -f FILE...  translate manifests offline: status, IR or xDS
 //	gatewire version
 //
 // Every subcommand answers -h with its flags and environment variables.
@@ -28,6 +29,7 @@ type command struct {
 var commands = []command{
 	{"standalone", "run an embedded NATS server and the four services in one process", runStandalone},
 	{"tap", "print every change on the bus, decoded to JSON", runTap},
+	{"translate", "translate Gateway API manifests offline: status, IR or xDS", runTranslate},
 	{"version", "print the version", func(_ context.Context, _ []string, w io.Writer) error {
 		_, err := fmt.Fprintln(w, "gatewire", version)
 		return err

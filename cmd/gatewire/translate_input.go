@@ -1,0 +1,148 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	"github.com/gatewire/gatewire/services/provider/manifest"
+)
+
+// stdinPath names the standard input as -f; stdinName names it in messages.
+const (
+	stdinPath = "-"
+	stdinName = "<stdin>"
+)
+
+// inputs is the -f flag: files, folders and "-", in the order given.
+type inputs []string
+
+func (in *inputs) String() string { return strings.Join(*in, ",") }
+
+func (in *inputs) Set(v string) error {
+	if v == "" {
+		return errors.New("empty path")
+	}
+	*in = append(*in, v)
+	return nil
+}
+
+// manifestExtensions are the file extensions read in a folder, as the file
+// provider reads them.
+var manifestExtensions = map[string]bool{".yaml": true, ".yml": true, ".json": true}
+
+// expand returns the files to read for one -f value: the file itself (any
+// name), or the manifests of a folder and its subfolders in path order,
+// skipping names that start with ".".
+func expand(path string) ([]string, error) {
+	if path == stdinPath {
+		return []string{path}, nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case p != path && strings.HasPrefix(d.Name(), "."):
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		case !d.IsDir() && manifestExtensions[strings.ToLower(filepath.Ext(p))]:
+			files = append(files, p)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+// readInputs reads and decodes every input (stdin once at most) and returns
+// the objects in input order, or every problem found: files that cannot be
+// read, documents that do not decode or that the API server would refuse,
+// and objects defined twice.
+func readInputs(paths []string, stdin io.Reader) ([]manifest.Object, []manifest.Problem) {
+	var objects []manifest.Object
+	var problems []manifest.Problem
+	readStdin := false
+	for _, p := range paths {
+		files, err := expand(p)
+		if err != nil {
+			problems = append(problems, manifest.Problem{Path: p, Message: err.Error()})
+			continue
+		}
+		for _, f := range files {
+			if f == stdinPath && readStdin {
+				continue
+			}
+			readStdin = readStdin || f == stdinPath
+			data, err := readFile(f, stdin)
+			if err != nil {
+				problems = append(problems, manifest.Problem{Path: f, Message: err.Error()})
+				continue
+			}
+			name := f
+			if f == stdinPath {
+				name = stdinName
+			}
+			objs, probs := manifest.Decode(name, data)
+			objects, problems = append(objects, objs...), append(problems, probs...)
+		}
+	}
+	return objects, append(problems, duplicates(objects)...)
+}
+
+func readFile(path string, stdin io.Reader) ([]byte, error) {
+	if path == stdinPath {
+		return io.ReadAll(stdin)
+	}
+	return os.ReadFile(path)
+}
+
+// duplicates returns a problem for every object defined again after its
+// first definition.
+func duplicates(objects []manifest.Object) []manifest.Problem {
+	first := map[string]manifest.Object{}
+	var out []manifest.Problem
+	for _, o := range objects {
+		key := o.Kind.Kind + "/" + o.Namespace + "/" + o.Name
+		if f, dup := first[key]; dup {
+			out = append(out, manifest.Problem{Path: o.Path, Line: o.Line,
+				Message: fmt.Sprintf("%s %s is already defined at %s:%d", o.Kind.Kind, objectName(o), f.Path, f.Line)})
+			continue
+		}
+		first[key] = o
+	}
+	return out
+}
+
+// objectName is "<namespace>/<name>", or "<name>" for cluster-scoped objects.
+func objectName(o manifest.Object) string {
+	if o.Namespace == "" {
+		return o.Name
+	}
+	return o.Namespace + "/" + o.Name
+}
+
+// resource is the Resource the file provider would publish for o, at
+// generation 1 (a newly created object). Its uid is in the object.
+func resource(o manifest.Object) *busv1.Resource {
+	return &busv1.Resource{
+		Group: o.Kind.Group, Version: o.Kind.Version, Kind: o.Kind.Kind,
+		Namespace: o.Namespace, Name: o.Name, Generation: 1, ResourceVersion: "1",
+		Object: o.JSON, Origin: fmt.Sprintf("file:%s:%d", o.Path, o.Line),
+	}
+}

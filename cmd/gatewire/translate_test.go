@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/translate from the current output")
+
+// renderings are the outputs every golden case is translated to, with the
+// suffix of their golden file.
+var renderings = []struct{ output, format, suffix string }{
+	{"status", "yaml", ".status.yaml"},
+	{"status", "json", ".status.json"},
+	{"ir", "yaml", ".ir.yaml"},
+	{"xds", "yaml", ".xds.yaml"},
+}
+
+// TestTranslateGolden runs gatewire translate on every
+// testdata/translate/<case>.in.yaml in each output and compares the result
+// with <case><suffix>; an input with problems is compared, once, with
+// <case>.err.txt. Run go test -update to rewrite them, then review the diff.
+func TestTranslateGolden(t *testing.T) {
+	cases, err := filepath.Glob("testdata/translate/*.in.yaml")
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no cases in testdata/translate: %v", err)
+	}
+	for _, in := range cases {
+		base := strings.TrimSuffix(in, ".in.yaml")
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			for _, r := range renderings {
+				var stdout, stderr bytes.Buffer
+				opts := translateOptions{inputs: inputs{in}, output: r.output, format: r.format}
+				err := translate(context.Background(), opts, nil, &stdout, &stderr)
+				if err != nil {
+					golden(t, base+".err.txt", []byte(err.Error()+"\n"))
+					return
+				}
+				golden(t, base+r.suffix, stdout.Bytes())
+			}
+		})
+	}
+}
+
+// golden compares got with the file want, or rewrites it with -update.
+func golden(t *testing.T, want string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(want, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	b, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, b) {
+		t.Errorf("the output differs from %s (run go test -update and review the diff):\n%s", want, got)
+	}
+}
+
+// TestTranslateInputs reads a folder (recursively, in path order, skipping
+// hidden files and other extensions) and the standard input, and reports
+// what cannot be read.
+func TestTranslateInputs(t *testing.T) {
+	dir := t.TempDir()
+	small, err := os.ReadFile("testdata/translate/small.in.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.SplitN(string(small), "\n---\n", 2)
+	write := func(name, content string) {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("b/rest.yml", parts[1])
+	write(".hidden.yaml", "not: [valid")
+	write("notes.txt", "not yaml")
+	var want bytes.Buffer
+	if err := translate(context.Background(), translateOptions{inputs: inputs{"testdata/translate/small.in.yaml"}, output: "status", format: "yaml"}, nil, &want, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	opts := translateOptions{inputs: inputs{"-", dir, "-"}, output: "status", format: "yaml"}
+	if err := translate(context.Background(), opts, strings.NewReader(parts[0]), &got, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("stdin and a folder give another result than the same objects in one file:\n%s", got.String())
+	}
+	opts.inputs = inputs{filepath.Join(dir, "missing.yaml")}
+	err = translate(context.Background(), opts, nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "missing.yaml: stat ") {
+		t.Errorf("a missing input: %v", err)
+	}
+}
+
+// TestTranslateFlags checks the command line.
+func TestTranslateFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "no input"},
+		{[]string{"-f", "x.yaml", "y.yaml"}, `unexpected arguments ["y.yaml"]`},
+		{[]string{"-f", "x.yaml", "-output", "envoy"}, `-output "envoy": want one of status, ir, xds`},
+		{[]string{"-f", "x.yaml", "-o", "toml"}, `-o "toml": want one of yaml, json`},
+	} {
+		_, err := parseTranslateFlags(tc.args, io.Discard)
+		if err == nil || !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v; want a usage error with %q", tc.args, err, tc.want)
+		}
+	}
+	opts, err := parseTranslateFlags([]string{"-f", "a", "-f", "-", "-output", "xds", "-o", "json", "-v"}, io.Discard)
+	if err != nil || len(opts.inputs) != 2 || opts.output != "xds" || opts.format != "json" || !opts.verbose {
+		t.Errorf("parsed %+v, %v", opts, err)
+	}
+}
