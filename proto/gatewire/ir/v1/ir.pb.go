@@ -502,9 +502,13 @@ type L4Route struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Name   string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Source *RouteSource           `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
-	// hostnames are the SNI names of a TLS passthrough route.
-	Hostnames     []string           `protobuf:"bytes,3,rep,name=hostnames,proto3" json:"hostnames,omitempty"`
-	Backends      []*WeightedBackend `protobuf:"bytes,4,rep,name=backends,proto3" json:"backends,omitempty"`
+	// hostnames are the SNI names of a TLS route.
+	Hostnames []string           `protobuf:"bytes,3,rep,name=hostnames,proto3" json:"hostnames,omitempty"`
+	Backends  []*WeightedBackend `protobuf:"bytes,4,rep,name=backends,proto3" json:"backends,omitempty"`
+	// secrets name Secrets of the gateway that terminate TLS before the
+	// connection is forwarded (a TLS listener in Terminate mode); a TLS route
+	// without secrets passes TLS through.
+	Secrets       []string `protobuf:"bytes,5,rep,name=secrets,proto3" json:"secrets,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -563,6 +567,13 @@ func (x *L4Route) GetHostnames() []string {
 func (x *L4Route) GetBackends() []*WeightedBackend {
 	if x != nil {
 		return x.Backends
+	}
+	return nil
+}
+
+func (x *L4Route) GetSecrets() []string {
+	if x != nil {
+		return x.Secrets
 	}
 	return nil
 }
@@ -2012,12 +2023,13 @@ const file_gatewire_ir_v1_ir_proto_rawDesc = "" +
 	"\tl4_routes\x18\b \x03(\v2\x17.gatewire.ir.v1.L4RouteR\bl4Routes\"F\n" +
 	"\x0eTLSTermination\x12\x1a\n" +
 	"\bhostname\x18\x01 \x01(\tR\bhostname\x12\x18\n" +
-	"\asecrets\x18\x02 \x03(\tR\asecrets\"\xad\x01\n" +
+	"\asecrets\x18\x02 \x03(\tR\asecrets\"\xc7\x01\n" +
 	"\aL4Route\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
 	"\x06source\x18\x02 \x01(\v2\x1b.gatewire.ir.v1.RouteSourceR\x06source\x12\x1c\n" +
 	"\thostnames\x18\x03 \x03(\tR\thostnames\x12;\n" +
-	"\bbackends\x18\x04 \x03(\v2\x1f.gatewire.ir.v1.WeightedBackendR\bbackends\"l\n" +
+	"\bbackends\x18\x04 \x03(\v2\x1f.gatewire.ir.v1.WeightedBackendR\bbackends\x12\x18\n" +
+	"\asecrets\x18\x05 \x03(\tR\asecrets\"l\n" +
 	"\vVirtualHost\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bhostname\x18\x02 \x01(\tR\bhostname\x12-\n" +
