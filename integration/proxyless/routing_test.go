@@ -87,6 +87,39 @@ spec:
     - {name: health, port: 50051}
 `
 
+// grpcRouteYAML is routeYAML as a GRPCRoute: the service match becomes
+// the path prefix /grpc.health.v1.Health/.
+const grpcRouteYAML = `apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata:
+  name: echo
+  namespace: grpc
+spec:
+  parentRefs:
+  - name: gw
+  hostnames: [echo.grpc.test]
+  rules:
+  - matches:
+    - method: {service: grpc.testing.TestService, method: EmptyCall}
+    backendRefs:
+    - {name: empty, port: 50051}
+  - matches:
+    - method: {service: grpc.testing.TestService, method: UnaryCall}
+      headers:
+      - {name: x-tier, value: gold}
+    backendRefs:
+    - {name: gold, port: 50051}
+  - matches:
+    - method: {service: grpc.testing.TestService, method: UnaryCall}
+    backendRefs:
+    - {name: a, port: 50051, weight: 80}
+    - {name: b, port: 50051, weight: 20}
+  - matches:
+    - method: {service: grpc.health.v1.Health}
+    backendRefs:
+    - {name: health, port: 50051}
+`
+
 // weightCalls and weightTolerance: 1,000 calls split 80/20 must give
 // backend a between 75% and 85% of them.
 const (
@@ -94,10 +127,18 @@ const (
 	weightTolerance = 0.05
 )
 
-// TestProxylessRouting runs gatewire with real gRPC backends behind an
-// HTTP route and checks, with a gRPC-Go client dialing xds:///<hostname>,
-// that each method reaches the backend its route names.
+// TestProxylessRouting runs gatewire with real gRPC backends behind a
+// GRPCRoute, and behind the equivalent HTTPRoute, and checks, with a
+// gRPC-Go client dialing xds:///<hostname>, that each method reaches the
+// backend its route names.
 func TestProxylessRouting(t *testing.T) {
+	t.Run("GRPCRoute", func(t *testing.T) { testRouting(t, "GRPCRoute", grpcRouteYAML) })
+	t.Run("HTTPRoute", func(t *testing.T) { testRouting(t, "HTTPRoute", routeYAML) })
+}
+
+// testRouting runs the checks of TestProxylessRouting with the route echo
+// of kind, described by yaml.
+func testRouting(t *testing.T, kind, yaml string) {
 	g := startGatewire(t)
 	backends := map[string]*backend{}
 	for _, name := range []string{"empty", "empty-2", "gold", "a", "b", "health"} {
@@ -107,7 +148,7 @@ func TestProxylessRouting(t *testing.T) {
 	for _, name := range []string{"empty", "gold", "a", "b", "health"} {
 		g.apply(t, service(namespace, name, backends[name]))
 	}
-	g.apply(t, routeYAML)
+	g.apply(t, yaml)
 	c := startClient(t, g.xdsAddr, nodeCluster)
 	c.until(t, "the first call to reach its backend", callRequest{Target: target, Method: emptyCall, N: 1},
 		func(r callResult) bool { return r.only("empty") })
@@ -146,7 +187,7 @@ func TestProxylessRouting(t *testing.T) {
 		}
 	})
 	t.Run("route removed", func(t *testing.T) {
-		g.remove(t, "HTTPRoute", namespace, "echo")
+		g.remove(t, kind, namespace, "echo")
 		r := c.until(t, "calls to fail", callRequest{Target: target, Method: emptyCall, N: 1},
 			func(r callResult) bool { return r.Codes["Unavailable"] == 1 })
 		t.Logf("after the route was removed: %s", r.LastError)
