@@ -44,6 +44,7 @@ type Bus struct {
 	js      jetstream.JetStream
 	o       options
 	kv      map[Bucket]jetstream.KeyValue
+	streams map[Bucket]jetstream.Stream
 	objects jetstream.ObjectStore
 }
 
@@ -135,7 +136,7 @@ func New(ctx context.Context, nc *nats.Conn, opts ...Option) (*Bus, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bus: jetstream: %w", err)
 	}
-	b := &Bus{nc: nc, js: js, o: o, kv: make(map[Bucket]jetstream.KeyValue)}
+	b := &Bus{nc: nc, js: js, o: o, kv: map[Bucket]jetstream.KeyValue{}, streams: map[Bucket]jetstream.Stream{}}
 	for _, bucket := range Buckets {
 		cfg := jetstream.KeyValueConfig{
 			Bucket:      b.BucketName(bucket),
@@ -158,6 +159,12 @@ func New(ctx context.Context, nc *nats.Conn, opts ...Option) (*Bus, error) {
 			return nil, fmt.Errorf("bus: bucket %s: %w", cfg.Bucket, err)
 		}
 		b.kv[bucket] = kv
+		// The stream handle reads single messages (Get, and the last value
+		// before a compare-and-set) without asking for the stream's info
+		// every time.
+		if b.streams[bucket], err = js.Stream(ctx, b.stream(bucket)); err != nil {
+			return nil, fmt.Errorf("bus: stream of %s: %w", cfg.Bucket, err)
+		}
 	}
 	objects := jetstream.ObjectStoreConfig{
 		Bucket:      o.system + "-objects",

@@ -83,11 +83,7 @@ type last struct {
 }
 
 func (b *Bus) last(ctx context.Context, bucket Bucket, key string) (*last, error) {
-	s, err := b.js.Stream(ctx, b.stream(bucket))
-	if err != nil {
-		return nil, fmt.Errorf("bus: stream of %s: %w", b.BucketName(bucket), err)
-	}
-	m, err := s.GetLastMsgForSubject(ctx, b.subject(bucket, key))
+	m, err := b.streams[bucket].GetLastMsgForSubject(ctx, b.subject(bucket, key))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return &last{deleted: true}, nil
 	}
@@ -181,11 +177,10 @@ func isWrongSequence(err error) bool {
 // Get reads the value of key. It fails with [ErrNotFound] when the key has
 // no value.
 func (b *Bus) Get(ctx context.Context, bucket Bucket, key string) (*Entry, error) {
-	s, err := b.js.Stream(ctx, b.stream(bucket))
-	if err != nil {
-		return nil, fmt.Errorf("bus: stream of %s: %w", b.BucketName(bucket), err)
+	if _, err := b.bucket(bucket); err != nil {
+		return nil, err
 	}
-	m, err := s.GetLastMsgForSubject(ctx, b.subject(bucket, key))
+	m, err := b.streams[bucket].GetLastMsgForSubject(ctx, b.subject(bucket, key))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, fmt.Errorf("%w: %s/%s", ErrNotFound, b.BucketName(bucket), key)
 	}
