@@ -2,6 +2,7 @@ package shard
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
@@ -14,22 +15,22 @@ import (
 // and returns nil. It outlives NATS outages.
 func (m *Membership) Run(ctx context.Context) error {
 	defer m.leave()
+	beats := make(chan beat, 1)
+	var wg sync.WaitGroup
+	defer wg.Wait() // before leave: no heartbeat may follow the deletion
+	wg.Go(func() { m.beat(ctx, beats) })
 	st := &tracker{lastSeen: map[string]time.Time{}}
-	beat := time.NewTicker(m.cfg.Heartbeat)
-	defer beat.Stop()
-	m.heartbeat(ctx, st)
 	for ctx.Err() == nil {
 		w, err := m.bus.Watch(ctx, bus.Members, memberPattern)
 		if err != nil {
 			m.log.Warn("cannot watch the members bucket, retrying", "err", err)
 			select {
 			case <-ctx.Done():
-			case <-beat.C:
-				m.heartbeat(ctx, st)
+			case <-time.After(m.cfg.Heartbeat):
 			}
 			continue
 		}
-		m.follow(ctx, w, beat.C, st)
+		m.follow(ctx, w, beats, st)
 		w.Stop()
 	}
 	return nil
@@ -45,9 +46,15 @@ type tracker struct {
 	synced       bool
 }
 
-// follow applies the entries of one watch of the members bucket, writes a
-// heartbeat on every tick and drops the members whose TTL ran out.
-func (m *Membership) follow(ctx context.Context, w *bus.Watcher, beat <-chan time.Time, st *tracker) {
+// beat is the outcome of one heartbeat write.
+type beat struct {
+	ok bool
+	at time.Time
+}
+
+// follow applies the entries of one watch of the members bucket and the
+// outcome of the heartbeats, and drops the members whose TTL ran out.
+func (m *Membership) follow(ctx context.Context, w *bus.Watcher, beats <-chan beat, st *tracker) {
 	expiry := time.NewTimer(time.Hour)
 	defer expiry.Stop()
 	for {
@@ -60,8 +67,8 @@ func (m *Membership) follow(ctx context.Context, w *bus.Watcher, beat <-chan tim
 				return
 			}
 			m.apply(st, e)
-		case <-beat:
-			m.heartbeat(ctx, st)
+		case b := <-beats:
+			m.health(st, b)
 		case <-expiry.C:
 		}
 		m.expire(st, time.Now())
@@ -88,23 +95,48 @@ func (m *Membership) apply(st *tracker, e *bus.Entry) {
 	st.lastSeen[name] = time.Now()
 }
 
-// heartbeat writes the replica's heartbeat and records whether it went
-// through.
-func (m *Membership) heartbeat(ctx context.Context, st *tracker) {
-	ctx, cancel := context.WithTimeout(ctx, m.cfg.Heartbeat)
+// beat writes the replica's heartbeat every interval until ctx is done,
+// and passes on the outcome of the latest write.
+func (m *Membership) beat(ctx context.Context, out chan beat) {
+	tick := time.NewTicker(m.cfg.Heartbeat)
+	defer tick.Stop()
+	for {
+		b := beat{ok: m.heartbeat(ctx) == nil, at: time.Now()}
+		select { // keep only the latest outcome
+		case <-out:
+		default:
+		}
+		out <- b
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// heartbeat writes the replica's heartbeat. It may take up to half the TTL
+// (a busy server is slow, not gone); a heartbeat later than that is of no
+// use to the others.
+func (m *Membership) heartbeat(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, m.cfg.TTL/2)
 	defer cancel()
-	now := time.Now()
 	_, err := m.bus.Put(ctx, bus.Members, bus.MemberKey(m.cfg.ID), &busv1.Member{
 		Id:                m.cfg.ID,
 		StartedUnixNano:   m.started.UnixNano(),
-		HeartbeatUnixNano: now.UnixNano(),
+		HeartbeatUnixNano: time.Now().UnixNano(),
 	})
+	return err
+}
+
+// health records whether the replica's own heartbeats go through.
+func (m *Membership) health(st *tracker, b beat) {
 	switch {
-	case err != nil && !st.healthySince.IsZero():
-		m.log.Warn("cannot write heartbeat, keeping the members as they are", "err", err)
+	case !b.ok && !st.healthySince.IsZero():
+		m.log.Warn("cannot write heartbeat, keeping the members as they are")
 		st.healthySince = time.Time{}
-	case err == nil && st.healthySince.IsZero():
-		st.healthySince = now
+	case b.ok && st.healthySince.IsZero():
+		st.healthySince = b.at
 	}
 }
 
