@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,7 +66,8 @@ func startOn(t *testing.T, b *bus.Bus, cfg Config) *replica {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
-	stop := func() { cancel(); <-done }
+	var once sync.Once
+	stop := func() { once.Do(func() { cancel(); <-done }) }
 	t.Cleanup(stop)
 	return &replica{Service: s, stop: stop}
 }

@@ -114,6 +114,10 @@ func TestConfigValidate(t *testing.T) {
 		{Config{Debounce: -time.Second, WriteTimeout: time.Second}, "GATEWIRE_TRANSLATOR_DEBOUNCE"},
 		{Config{Debounce: time.Hour, WriteTimeout: time.Second}, "GATEWIRE_TRANSLATOR_DEBOUNCE"},
 		{Config{Debounce: 0, WriteTimeout: 0}, "GATEWIRE_TRANSLATOR_WRITE_TIMEOUT"},
+		{withConfig(func(c *Config) { c.ReplicaID = "a b" }), "GATEWIRE_TRANSLATOR_REPLICA_ID"},
+		{withConfig(func(c *Config) { c.Heartbeat = 0 }), "GATEWIRE_TRANSLATOR_HEARTBEAT"},
+		{withConfig(func(c *Config) { c.MemberTTL = c.Heartbeat }), "GATEWIRE_TRANSLATOR_MEMBER_TTL"},
+		{withConfig(func(c *Config) { c.MemberTTL = time.Hour }), "GATEWIRE_TRANSLATOR_MEMBER_TTL"},
 	}
 	for _, c := range bad {
 		if err := c.cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -123,6 +127,12 @@ func TestConfigValidate(t *testing.T) {
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Errorf("default config: %v", err)
 	}
+}
+
+func withConfig(change func(*Config)) Config {
+	c := DefaultConfig()
+	change(&c)
+	return c
 }
 
 const routeYAML = `apiVersion: gateway.networking.k8s.io/v1

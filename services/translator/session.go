@@ -51,6 +51,8 @@ type session struct {
 	classes  map[string]context.Context
 	// last is the latest translation of each owned gateway that has one.
 	last map[types.NamespacedName]*Output
+	// outputs are the entries of the output buckets (see watchOutputs).
+	outputs <-chan *bus.Entry
 }
 
 // mark makes gw wait for at least w.
@@ -94,21 +96,33 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 		gateways: map[types.NamespacedName]*pending{},
 		classes:  map[string]context.Context{},
 		last:     map[types.NamespacedName]*Output{},
+		outputs:  outputs,
 	}
-	err = s.follow(ctx, st, w, outputs)
+	err = s.follow(ctx, st, w)
 	return st.synced, err
 }
 
 // awaitView waits until the membership has read the members bucket once.
+// A replica that finds itself alone waits up to one heartbeat more for
+// others to show up: replicas that start together would otherwise each
+// translate every gateway before they learn of each other.
 func (s *Service) awaitView(ctx context.Context) (shard.View, error) {
+	var settle <-chan time.Time
 	for {
-		if v, ok := s.members.View(); ok {
+		v, ok := s.members.View()
+		switch {
+		case ok && len(v.Members()) > 1:
 			return v, nil
+		case ok && settle == nil:
+			settle = time.After(s.cfg.Heartbeat)
 		}
 		select {
 		case <-ctx.Done():
 			return shard.View{}, ctx.Err()
 		case <-s.members.Changed():
+		case <-settle:
+			v, _ := s.members.View()
+			return v, nil
 		}
 	}
 }
@@ -116,7 +130,7 @@ func (s *Service) awaitView(ctx context.Context) (shard.View, error) {
 // follow applies changes of the resources, the outputs and the membership
 // as they come, and translates what they affect once they have settled for
 // the debounce time.
-func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher, outputs <-chan *bus.Entry) error {
+func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error {
 	var debounce <-chan time.Time
 	for {
 		select {
@@ -133,7 +147,7 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher, outpu
 				continue
 			}
 			s.apply(ctx, st, e)
-		case e := <-outputs:
+		case e := <-st.outputs:
 			s.observe(ctx, st, e)
 		case <-s.members.Changed():
 			s.reassign(ctx, st)
@@ -214,6 +228,20 @@ func (s *Service) initialSync(ctx context.Context, st *session, synced uint64) e
 	return nil
 }
 
+// drainOutputs records the entries of the output buckets that have come in,
+// so that their watches keep flowing while a flush writes many outputs.
+// What they mark waits for the next flush.
+func (s *Service) drainOutputs(st *session) {
+	for {
+		select {
+		case e := <-st.outputs:
+			s.observe(context.Background(), st, e)
+		default:
+			return
+		}
+	}
+}
+
 // flush translates the dirty gateways and classes this replica owns, and
 // writes their outputs.
 func (s *Service) flush(st *session) error {
@@ -234,6 +262,7 @@ func (s *Service) flush(st *session) error {
 		if err := s.translateGateway(p.ctx, st, gw, p.work); err != nil {
 			return err
 		}
+		s.drainOutputs(st)
 	}
 	for c, ctx := range st.classes {
 		delete(st.classes, c)
