@@ -41,6 +41,11 @@ var backendUses = map[string]backendUse{
 	resources.KindUDPRoute:  {protocol: corev1.ProtocolUDP, suffix: "/udp", backend: irv1.BackendProtocol_BACKEND_PROTOCOL_UDP},
 }
 
+// terminatedTLS is how TLSRoutes on a listener that terminates TLS use
+// their backends: bytes over TCP, which a BackendTLSPolicy may encrypt
+// again, so their backends are kept apart from passthrough ones.
+var terminatedTLS = backendUse{protocol: corev1.ProtocolTCP, suffix: "/tls", backend: irv1.BackendProtocol_BACKEND_PROTOCOL_TCP}
+
 // routeFrom names the route kind kind in namespace ns as the source of a
 // reference.
 func routeFrom(kind, ns string) Reference {
@@ -59,7 +64,11 @@ func (t *translation) resolveBackend(ns string, ref gatewayv1.BackendRef) (*irv1
 // Service or port (BackendNotFound). Results are kept for the translation;
 // a backend that any GRPCRoute uses speaks HTTP/2 for every route.
 func (t *translation) resolveBackendFrom(from Reference, ref gatewayv1.BackendObjectReference) (*irv1.Backend, *problem) {
-	use := backendUses[from.Kind]
+	return t.resolveBackendAs(from, ref, backendUses[from.Kind])
+}
+
+// resolveBackendAs is resolveBackendFrom for a given use of the backend.
+func (t *translation) resolveBackendAs(from Reference, ref gatewayv1.BackendObjectReference, use backendUse) (*irv1.Backend, *problem) {
 	svc := types.NamespacedName{Namespace: resources.NamespaceOr(ref.Namespace, from.Namespace), Name: string(ref.Name)}
 	if !resources.IsServiceRef(ref.Group, ref.Kind) {
 		return nil, &problem{string(gatewayv1.RouteReasonInvalidKind),

@@ -3,6 +3,7 @@ package gatewayapi
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
@@ -29,10 +30,11 @@ type policyState struct {
 	conflictedBy *gatewayv1.BackendTLSPolicy
 }
 
-// processBackendTLSPolicies applies BackendTLSPolicies to the HTTP backends
-// the gateway's routes use and records the status of every policy that
-// targets one of them, with the gateway as its ancestor. Policies of
-// Services that no route of the gateway uses get no status from it.
+// processBackendTLSPolicies applies BackendTLSPolicies to the backends the
+// gateway's HTTPRoutes, GRPCRoutes and TLS-terminating TLSRoutes use, and
+// records the status of every policy that targets one of them, with the
+// gateway as its ancestor. Policies of Services that no such route of the
+// gateway uses get no status from it.
 func processBackendTLSPolicies(t *translation) {
 	states := map[types.NamespacedName]*policyState{}
 	names := make([]string, 0, len(t.backends))
@@ -42,8 +44,9 @@ func processBackendTLSPolicies(t *translation) {
 	slices.Sort(names)
 	for _, name := range names {
 		b := t.backends[name]
-		if b.Protocol == irv1.BackendProtocol_BACKEND_PROTOCOL_TCP || b.Protocol == irv1.BackendProtocol_BACKEND_PROTOCOL_UDP {
-			continue // TLS origination is for HTTP backends; L4 backends pass bytes through
+		l4 := b.Protocol == irv1.BackendProtocol_BACKEND_PROTOCOL_TCP || b.Protocol == irv1.BackendProtocol_BACKEND_PROTOCOL_UDP
+		if l4 && !strings.HasSuffix(b.Name, terminatedTLS.suffix) {
+			continue // TCP, UDP and TLS passthrough backends get the bytes as they come
 		}
 		if st := t.policyFor(b, states); st != nil {
 			b.Tls = st.tls

@@ -36,12 +36,13 @@
 // when a ReferenceGrant there allows it (else RefNotPermitted), with a
 // matching PEM certificate and key (else InvalidCertificateRef). They are
 // IR Secrets named "<namespace>/<secret>", served to the proxy over SDS,
-// one filter chain per listener hostname (SNI). An HTTPS listener with no
-// valid certificate is accepted, and routes attach to it, but it is not
-// programmed. A TLS listener must pass TLS through (mode Passthrough):
-// TLSRoutes get one filter chain per SNI name, the oldest route first when
-// two ask for one name, and names a more specific listener of the port has
-// are left to it.
+// one filter chain per listener hostname (SNI). A listener that terminates
+// TLS with no valid certificate is accepted, and routes attach to it, but
+// it is not programmed. A TLS listener passes TLS through (mode
+// Passthrough) or terminates it like HTTPS (mode Terminate) before
+// forwarding the bytes: TLSRoutes get one filter chain per SNI name, the
+// oldest route first when two ask for one name, and names a more specific
+// listener of the port has are left to it.
 //
 // # Routes
 //
@@ -96,8 +97,9 @@
 // # Backends
 //
 // A backendRef to a Service port becomes the Backend
-// "<namespace>/<service>/<port>" ("/tcp" or "/udp" appended for the routes
-// of TLS, TCP and UDP listeners, whose backends are kept apart), whose
+// "<namespace>/<service>/<port>" ("/tcp", "/udp" or, behind a TLS listener
+// that terminates TLS, "/tls" appended for the routes of TLS, TCP and UDP
+// listeners, whose backends are kept apart), whose
 // endpoints are the addresses of the Service's EndpointSlices on the port
 // whose name matches the Service port (ready ones are marked ready). An
 // HTTP backend speaks HTTP/2 when a GRPCRoute uses it or its Service port's
@@ -114,8 +116,8 @@
 // TCP and UDP listeners forward to their oldest route only; every route
 // that attaches is accepted and counted.
 //
-// A BackendTLSPolicy makes the gateway reach the HTTP backends of the
-// Services it targets over TLS (see processBackendTLSPolicies); its status
+// A BackendTLSPolicy makes the gateway reach the HTTP backends (and those
+// of TLS routes it terminates) of the Services it targets over TLS (see processBackendTLSPolicies); its status
 // names the gateway as ancestor (in Status.parents).
 //
 // # Filters

@@ -40,6 +40,9 @@ func (t *translation) attachGRPCRoute(route *gatewayv1.GRPCRoute) {
 		seen[key] = true
 		attached, p := t.selectListeners(ref, &kind, route.Namespace, hostnames)
 		if p == nil {
+			attached, p = t.withoutKindConflicts(resources.KindGRPCRoute, &route.ObjectMeta, attached)
+		}
+		if p == nil {
 			p = rules.notAccepted()
 		}
 		var cs conditions

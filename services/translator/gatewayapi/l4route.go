@@ -3,6 +3,7 @@ package gatewayapi
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
@@ -65,7 +66,7 @@ func processUDPRoutes(t *translation) {
 // records its status. Every route that attaches is Accepted and counted;
 // on a TCP or UDP listener only the oldest is served (see the IR).
 func (t *translation) attachL4(r *l4Route, placed l4Placement) {
-	weighted, used, unresolved := t.l4Backends(r)
+	shares := t.l4Backends(r, backendUses[r.kind])
 	kind := busv1.RouteGroupKind{Group: gatewayv1.GroupName, Kind: r.kind}
 	status := &busv1.Status{
 		Object:             objectRef(gatewayv1.GroupName, r.kind, r.meta.Namespace, r.meta.Name),
@@ -83,10 +84,10 @@ func (t *translation) attachL4(r *l4Route, placed l4Placement) {
 			cs.set(string(gatewayv1.RouteConditionAccepted), false, p.reason, p.message)
 		} else {
 			cs.set(string(gatewayv1.RouteConditionAccepted), true, string(gatewayv1.RouteReasonAccepted), "Route is accepted")
-			t.placeL4(r, attached, weighted, used, counted, placed)
+			t.placeL4(r, attached, shares, counted, placed)
 		}
-		if unresolved != nil {
-			cs.set(string(gatewayv1.RouteConditionResolvedRefs), false, unresolved.reason, unresolved.message)
+		if shares.unresolved != nil {
+			cs.set(string(gatewayv1.RouteConditionResolvedRefs), false, shares.unresolved.reason, shares.unresolved.message)
 		} else {
 			cs.set(string(gatewayv1.RouteConditionResolvedRefs), true, string(gatewayv1.RouteReasonResolvedRefs), "All references are resolved")
 		}
@@ -100,12 +101,16 @@ func (t *translation) attachL4(r *l4Route, placed l4Placement) {
 }
 
 // placeL4 adds an IR L4 route for each attachment to the IR listener of its
-// port, once per port, and counts the route once per listener.
-func (t *translation) placeL4(r *l4Route, attached []attachment, weighted []*irv1.WeightedBackend, used []*irv1.Backend, counted map[*listener]bool, placed l4Placement) {
-	for _, b := range used {
-		t.backends[b.Name] = b
+// port, once per port (and, for TLS routes, per set of certificates that
+// terminate TLS), and counts the route once per listener. A TLS route on a
+// listener that terminates TLS forwards to backends of its own (see
+// terminatedTLS), with the listener's certificates.
+func (t *translation) placeL4(r *l4Route, attached []attachment, shares *l4Shares, counted map[*listener]bool, placed l4Placement) {
+	type key struct {
+		p     *port
+		certs string
 	}
-	byPort := map[*port]*irv1.L4Route{}
+	byKey := map[key]*irv1.L4Route{}
 	for _, a := range attached {
 		if !counted[a.listener] {
 			counted[a.listener] = true
@@ -113,17 +118,26 @@ func (t *translation) placeL4(r *l4Route, attached []attachment, weighted []*irv
 		}
 		p := t.portOf(a.listener)
 		hostnames := t.isolate(p, a.listener, a.hostnames)
-		if r.kind == resources.KindTLSRoute && len(hostnames) == 0 {
+		if r.kind == resources.KindTLSRoute && len(hostnames) == 0 || !a.listener.programmed() {
 			continue
 		}
-		ir := byPort[p]
+		use := shares
+		if a.listener.terminates {
+			use = t.l4Backends(r, terminatedTLS)
+		}
+		k := key{p, strings.Join(a.listener.certificates, ",")}
+		ir := byKey[k]
 		if ir == nil {
+			for _, b := range use.used {
+				t.backends[b.Name] = b
+			}
 			ir = &irv1.L4Route{
 				Name:     r.meta.Namespace + "/" + r.meta.Name,
 				Source:   &irv1.RouteSource{Kind: r.kind, Namespace: r.meta.Namespace, Name: r.meta.Name},
-				Backends: weighted,
+				Backends: use.weighted,
+				Secrets:  a.listener.certificates,
 			}
-			byPort[p] = ir
+			byKey[k] = ir
 			placed[p] = append(placed[p], l4Entry{route: ir, created: r.meta.CreationTimestamp.Time})
 		}
 		if r.kind == resources.KindTLSRoute {
@@ -144,18 +158,29 @@ func (t *translation) portOf(l *listener) *port {
 	return t.ports[uint32(l.spec.Port)]
 }
 
+// l4Shares is the translation of the backendRefs of an L4 route for one
+// use of its backends.
+type l4Shares struct {
+	// weighted are the shares of traffic; the share of references that
+	// cannot be resolved has an empty backend name: those connections are
+	// refused.
+	weighted []*irv1.WeightedBackend
+	// used are the resolved backends with traffic.
+	used []*irv1.Backend
+	// unresolved is the first reference that cannot be resolved.
+	unresolved *problem
+}
+
 // l4Backends translates the backendRefs of an L4 route into weighted
-// shares, merging references to the same backend. The share of references
-// that cannot be resolved has an empty backend name: those connections are
-// refused. used lists the resolved backends with traffic; unresolved is the
-// first reference that cannot be resolved.
-func (t *translation) l4Backends(r *l4Route) (weighted []*irv1.WeightedBackend, used []*irv1.Backend, unresolved *problem) {
+// shares, merging references to the same backend.
+func (t *translation) l4Backends(r *l4Route, use backendUse) *l4Shares {
+	out := &l4Shares{}
 	from := routeFrom(r.kind, r.meta.Namespace)
 	for i, refs := range r.rules {
 		for j, ref := range refs {
-			b, p := t.resolveBackendFrom(from, ref.BackendObjectReference)
-			if p != nil && unresolved == nil {
-				unresolved = within(p, fieldf("rules[%d].backendRefs[%d]", i, j))
+			b, p := t.resolveBackendAs(from, ref.BackendObjectReference, use)
+			if p != nil && out.unresolved == nil {
+				out.unresolved = within(p, fieldf("rules[%d].backendRefs[%d]", i, j))
 			}
 			weight := uint32(1)
 			if ref.Weight != nil {
@@ -168,17 +193,17 @@ func (t *translation) l4Backends(r *l4Route) (weighted []*irv1.WeightedBackend, 
 			if p == nil {
 				name = b.Name
 			}
-			if k := slices.IndexFunc(weighted, func(w *irv1.WeightedBackend) bool { return w.Backend == name }); k >= 0 {
-				weighted[k].Weight += weight
+			if k := slices.IndexFunc(out.weighted, func(w *irv1.WeightedBackend) bool { return w.Backend == name }); k >= 0 {
+				out.weighted[k].Weight += weight
 				continue
 			}
-			weighted = append(weighted, &irv1.WeightedBackend{Backend: name, Weight: weight})
+			out.weighted = append(out.weighted, &irv1.WeightedBackend{Backend: name, Weight: weight})
 			if p == nil {
-				used = append(used, b)
+				out.used = append(out.used, b)
 			}
 		}
 	}
-	return weighted, used, unresolved
+	return out
 }
 
 // finish sorts the routes of each IR listener, oldest first, then by

@@ -41,8 +41,10 @@ type listener struct {
 	hostname string // "" when the listener names none (or its protocol has none)
 	kinds    []*busv1.RouteGroupKind
 	admits   func(namespace string) bool
-	// certificates are the SDS names of the valid certificates of an HTTPS
-	// listener.
+	// terminates is set for listeners that terminate TLS: HTTPS, and TLS in
+	// mode Terminate. certificates are the SDS names of their valid
+	// certificates.
+	terminates   bool
 	certificates []string
 
 	notAccepted *problem // why Accepted is False
@@ -60,7 +62,7 @@ func (l *listener) ready() bool { return l.notAccepted == nil && l.conflict == n
 // programmed reports whether the listener gets proxy configuration: it is
 // ready and, when it terminates TLS, has a valid certificate.
 func (l *listener) programmed() bool {
-	return l.ready() && (l.spec.Protocol != gatewayv1.HTTPSProtocolType || len(l.certificates) > 0)
+	return l.ready() && (!l.terminates || len(l.certificates) > 0)
 }
 
 // processListeners validates the Gateway's listeners and opens an IR

@@ -14,41 +14,45 @@ import (
 )
 
 // listenerTLS checks the tls section of a listener for its protocol and
-// resolves the certificates of an HTTPS listener. It returns the problem
-// that keeps the listener from being accepted; problems with certificates
-// are recorded in l.unresolved instead (the listener is accepted but not
-// programmed when none of its certificates is valid).
+// resolves the certificates of a listener that terminates TLS (HTTPS, and
+// TLS in mode Terminate, the default). It returns the problem that keeps
+// the listener from being accepted; problems with certificates are recorded
+// in l.unresolved instead (the listener is accepted but not programmed when
+// none of its certificates is valid).
 func (t *translation) listenerTLS(l *listener) *problem {
 	cfg := l.spec.TLS
+	passthrough := cfg != nil && cfg.Mode != nil && *cfg.Mode == gatewayv1.TLSModePassthrough
 	switch l.spec.Protocol {
 	case gatewayv1.HTTPSProtocolType:
-		if cfg != nil && cfg.Mode != nil && *cfg.Mode == gatewayv1.TLSModePassthrough {
+		if passthrough {
 			return &problem{string(gatewayv1.ListenerReasonUnsupportedValue),
 				"tls.mode Passthrough is not allowed on an HTTPS listener: use protocol TLS"}
 		}
-		if cfg == nil || len(cfg.CertificateRefs) == 0 {
-			l.unresolved = &problem{string(gatewayv1.ListenerReasonInvalidCertificateRef),
-				"an HTTPS listener needs tls.certificateRefs"}
-			return nil
-		}
-		certs, p := t.certificates(cfg.CertificateRefs)
-		l.certificates = certs
-		if p != nil {
-			l.unresolved = p
-		}
 	case gatewayv1.TLSProtocolType:
-		if cfg == nil || cfg.Mode == nil {
-			return &problem{string(gatewayv1.ListenerReasonUnsupportedValue), "a TLS listener needs tls.mode Passthrough"}
-		}
-		if *cfg.Mode != gatewayv1.TLSModePassthrough {
+		if cfg == nil {
 			return &problem{string(gatewayv1.ListenerReasonUnsupportedValue),
-				fmt.Sprintf("tls.mode %s is not supported on TLS listeners: gatewire passes TLS through to TLSRoutes (use protocol HTTPS to terminate TLS)", *cfg.Mode)}
+				"a TLS listener needs tls: mode Passthrough, or Terminate with certificateRefs"}
+		}
+		if passthrough {
+			return nil
 		}
 	default:
 		if cfg != nil {
 			return &problem{string(gatewayv1.ListenerReasonUnsupportedValue),
 				fmt.Sprintf("tls is not allowed on listeners of protocol %s", l.spec.Protocol)}
 		}
+		return nil
+	}
+	l.terminates = true
+	if cfg == nil || len(cfg.CertificateRefs) == 0 {
+		l.unresolved = &problem{string(gatewayv1.ListenerReasonInvalidCertificateRef),
+			fmt.Sprintf("tls.certificateRefs is required: this %s listener terminates TLS", l.spec.Protocol)}
+		return nil
+	}
+	certs, p := t.certificates(cfg.CertificateRefs)
+	l.certificates = certs
+	if p != nil {
+		l.unresolved = p
 	}
 	return nil
 }
@@ -110,18 +114,24 @@ func (t *translation) certificate(ref gatewayv1.SecretObjectReference) (string, 
 	return name, nil
 }
 
-// servedSecrets returns the certificates the TLS terminations of listeners
-// use, sorted by name. Certificates of listeners that are not programmed
-// are left out.
+// servedSecrets returns the certificates the TLS terminations and TLS
+// routes of listeners use, sorted by name. Certificates of listeners that
+// are not programmed are left out.
 func (t *translation) servedSecrets(listeners []*irv1.Listener) []*irv1.Secret {
 	var names []string
+	add := func(secrets []string) {
+		for _, name := range secrets {
+			if !contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
 	for _, l := range listeners {
 		for _, term := range l.GetTls() {
-			for _, name := range term.GetSecrets() {
-				if !contains(names, name) {
-					names = append(names, name)
-				}
-			}
+			add(term.GetSecrets())
+		}
+		for _, r := range l.GetTlsRoutes() {
+			add(r.GetSecrets())
 		}
 	}
 	slices.Sort(names)

@@ -32,6 +32,7 @@ type processor func(t *translation)
 // a gateway-wide feature is one more entry.
 var processors = []processor{
 	processListeners,          // Gateway listeners → ports, certificates, listener conditions
+	processRouteKindConflicts, // HTTPRoutes and GRPCRoutes that share hostnames on a listener → the losers
 	processHTTPRoutes,         // HTTPRoutes → virtual hosts, backends, route statuses
 	processGRPCRoutes,         // GRPCRoutes → virtual hosts (HTTP/2 backends), route statuses
 	processTLSRoutes,          // TLSRoutes → TLS passthrough by SNI, route statuses
@@ -53,6 +54,9 @@ type translation struct {
 	backends  map[string]*irv1.Backend // the backends routes send traffic to
 	resolved  map[string]resolved      // backendRefs resolved so far, by backend name
 	secrets   map[string]*irv1.Secret  // the certificates listeners serve, by name
+	// kindRejected are the HTTPRoutes and GRPCRoutes a listener rejects for
+	// a hostname a route of the other kind has (processRouteKindConflicts).
+	kindRejected map[routeOnListener]*problem
 
 	gatewayConditions conditions
 	routeStatuses     []*busv1.Status

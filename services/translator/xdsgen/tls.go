@@ -14,8 +14,9 @@ import (
 // tlsFilterChains returns the filter chains of an HTTPS or TLS listener,
 // one per SNI name, selected by the TLS inspector: first the TLS routes
 // (passthrough: the connection, still encrypted, goes to the route's
-// backends), in IR order, then the TLS terminations (the listener's
-// certificates, then HTTP routing). An SNI name that an earlier chain
+// backends; or terminated with the route's certificates first), in IR
+// order, then the TLS terminations of HTTPS (the listener's certificates,
+// then HTTP routing). An SNI name that an earlier chain
 // already matches is skipped. "*" (or an empty hostname) matches any SNI,
 // and no SNI: Envoy prefers the chain with the most specific match.
 func tlsFilterChains(l *irv1.Listener) ([]*listenerv3.FilterChain, error) {
@@ -30,15 +31,11 @@ func tlsFilterChains(l *irv1.Listener) ([]*listenerv3.FilterChain, error) {
 			}
 		}
 		for _, match := range serverNameMatches(names) {
-			proxy, err := tcpProxy(l.GetName()+"/"+r.GetName(), r.GetBackends())
+			chain, err := tlsRouteChain(l, r, match)
 			if err != nil {
 				return nil, err
 			}
-			chains = append(chains, &listenerv3.FilterChain{
-				Name:             "passthrough/" + r.GetName() + "/" + chainSuffix(match),
-				FilterChainMatch: match,
-				Filters:          []*listenerv3.Filter{proxy},
-			})
+			chains = append(chains, chain)
 		}
 	}
 	for _, term := range l.GetTls() {
@@ -56,6 +53,28 @@ func tlsFilterChains(l *irv1.Listener) ([]*listenerv3.FilterChain, error) {
 	return chains, nil
 }
 
+// tlsRouteChain returns the filter chain of a TLS route for the SNI names
+// match selects: a TCP proxy to the route's backends, after terminating
+// TLS with the route's certificates when it has some.
+func tlsRouteChain(l *irv1.Listener, r *irv1.L4Route, match *listenerv3.FilterChainMatch) (*listenerv3.FilterChain, error) {
+	proxy, err := tcpProxy(l.GetName()+"/"+r.GetName(), r.GetBackends())
+	if err != nil {
+		return nil, err
+	}
+	chain := &listenerv3.FilterChain{
+		Name:             "passthrough/" + r.GetName() + "/" + chainSuffix(match),
+		FilterChainMatch: match,
+		Filters:          []*listenerv3.Filter{proxy},
+	}
+	if len(r.GetSecrets()) > 0 {
+		chain.Name = "terminate-tcp/" + r.GetName() + "/" + chainSuffix(match)
+		if chain.TransportSocket, err = downstreamTLS(r.GetSecrets(), nil); err != nil {
+			return nil, fmt.Errorf("listener %s: TLS for %s: %w", l.GetName(), r.GetName(), err)
+		}
+	}
+	return chain, nil
+}
+
 // terminationChain returns the filter chain that terminates TLS for SNI
 // host with the termination's certificates and routes HTTP requests.
 func terminationChain(l *irv1.Listener, term *irv1.TLSTermination, host string) (*listenerv3.FilterChain, error) {
@@ -63,7 +82,7 @@ func terminationChain(l *irv1.Listener, term *irv1.TLSTermination, host string) 
 	if err != nil {
 		return nil, err
 	}
-	ts, err := downstreamTLS(term.GetSecrets())
+	ts, err := downstreamTLS(term.GetSecrets(), []string{"h2", "http/1.1"})
 	if err != nil {
 		return nil, fmt.Errorf("listener %s: TLS for %s: %w", l.GetName(), host, err)
 	}
@@ -113,12 +132,10 @@ func orAny(host string) string {
 }
 
 // downstreamTLS returns the transport socket that terminates TLS with the
-// named certificates, fetched over SDS (ADS), offering HTTP/2 and
-// HTTP/1.1 by ALPN.
-func downstreamTLS(secrets []string) (*corev3.TransportSocket, error) {
-	ctx := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{
-		AlpnProtocols: []string{"h2", "http/1.1"},
-	}}
+// named certificates, fetched over SDS (ADS), offering the ALPN protocols
+// alpn (HTTP/2 and HTTP/1.1 for HTTP, none for TCP).
+func downstreamTLS(secrets, alpn []string) (*corev3.TransportSocket, error) {
+	ctx := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{AlpnProtocols: alpn}}
 	for _, name := range secrets {
 		ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs = append(ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs,
 			&tlsv3.SdsSecretConfig{Name: name, SdsConfig: adsSource()})
