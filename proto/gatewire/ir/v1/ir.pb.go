@@ -448,9 +448,15 @@ type TLSTermination struct {
 	// hostname is the SNI to match; empty or "*" for any.
 	Hostname string `protobuf:"bytes,1,opt,name=hostname,proto3" json:"hostname,omitempty"`
 	// secrets name Secrets of the gateway.
-	Secrets       []string `protobuf:"bytes,2,rep,name=secrets,proto3" json:"secrets,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Secrets []string `protobuf:"bytes,2,rep,name=secrets,proto3" json:"secrets,omitempty"`
+	// client_ca_certificates is PEM: when set, clients must present a
+	// certificate these CAs signed (Gateway spec.tls.frontend).
+	ClientCaCertificates []byte `protobuf:"bytes,3,opt,name=client_ca_certificates,json=clientCaCertificates,proto3" json:"client_ca_certificates,omitempty"`
+	// client_certificate_optional lets clients without a valid certificate
+	// connect anyway (frontend validation mode AllowInsecureFallback).
+	ClientCertificateOptional bool `protobuf:"varint,4,opt,name=client_certificate_optional,json=clientCertificateOptional,proto3" json:"client_certificate_optional,omitempty"`
+	unknownFields             protoimpl.UnknownFields
+	sizeCache                 protoimpl.SizeCache
 }
 
 func (x *TLSTermination) Reset() {
@@ -495,6 +501,20 @@ func (x *TLSTermination) GetSecrets() []string {
 		return x.Secrets
 	}
 	return nil
+}
+
+func (x *TLSTermination) GetClientCaCertificates() []byte {
+	if x != nil {
+		return x.ClientCaCertificates
+	}
+	return nil
+}
+
+func (x *TLSTermination) GetClientCertificateOptional() bool {
+	if x != nil {
+		return x.ClientCertificateOptional
+	}
+	return false
 }
 
 // L4Route forwards whole connections (TCP, UDP, or TLS by SNI).
@@ -1871,8 +1891,11 @@ type BackendTLS struct {
 	CaCertificates  []byte   `protobuf:"bytes,2,opt,name=ca_certificates,json=caCertificates,proto3" json:"ca_certificates,omitempty"`
 	WellKnownCas    bool     `protobuf:"varint,3,opt,name=well_known_cas,json=wellKnownCas,proto3" json:"well_known_cas,omitempty"`
 	SubjectAltNames []string `protobuf:"bytes,4,rep,name=subject_alt_names,json=subjectAltNames,proto3" json:"subject_alt_names,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// client_certificate names a Secret of the gateway that the proxy
+	// presents to the backend (Gateway spec.tls.backend); empty for none.
+	ClientCertificate string `protobuf:"bytes,5,opt,name=client_certificate,json=clientCertificate,proto3" json:"client_certificate,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *BackendTLS) Reset() {
@@ -1931,6 +1954,13 @@ func (x *BackendTLS) GetSubjectAltNames() []string {
 		return x.SubjectAltNames
 	}
 	return nil
+}
+
+func (x *BackendTLS) GetClientCertificate() string {
+	if x != nil {
+		return x.ClientCertificate
+	}
+	return ""
 }
 
 type Endpoint struct {
@@ -2020,10 +2050,12 @@ const file_gatewire_ir_v1_ir_proto_rawDesc = "" +
 	"\x03tls\x18\x06 \x03(\v2\x1e.gatewire.ir.v1.TLSTerminationR\x03tls\x126\n" +
 	"\n" +
 	"tls_routes\x18\a \x03(\v2\x17.gatewire.ir.v1.L4RouteR\ttlsRoutes\x124\n" +
-	"\tl4_routes\x18\b \x03(\v2\x17.gatewire.ir.v1.L4RouteR\bl4Routes\"F\n" +
+	"\tl4_routes\x18\b \x03(\v2\x17.gatewire.ir.v1.L4RouteR\bl4Routes\"\xbc\x01\n" +
 	"\x0eTLSTermination\x12\x1a\n" +
 	"\bhostname\x18\x01 \x01(\tR\bhostname\x12\x18\n" +
-	"\asecrets\x18\x02 \x03(\tR\asecrets\"\xc7\x01\n" +
+	"\asecrets\x18\x02 \x03(\tR\asecrets\x124\n" +
+	"\x16client_ca_certificates\x18\x03 \x01(\fR\x14clientCaCertificates\x12>\n" +
+	"\x1bclient_certificate_optional\x18\x04 \x01(\bR\x19clientCertificateOptional\"\xc7\x01\n" +
 	"\aL4Route\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
 	"\x06source\x18\x02 \x01(\v2\x1b.gatewire.ir.v1.RouteSourceR\x06source\x12\x1c\n" +
@@ -2136,13 +2168,14 @@ const file_gatewire_ir_v1_ir_proto_rawDesc = "" +
 	"\x04port\x18\x04 \x01(\rR\x04port\x126\n" +
 	"\tendpoints\x18\x05 \x03(\v2\x18.gatewire.ir.v1.EndpointR\tendpoints\x12;\n" +
 	"\bprotocol\x18\x06 \x01(\x0e2\x1f.gatewire.ir.v1.BackendProtocolR\bprotocol\x12,\n" +
-	"\x03tls\x18\a \x01(\v2\x1a.gatewire.ir.v1.BackendTLSR\x03tls\"\x99\x01\n" +
+	"\x03tls\x18\a \x01(\v2\x1a.gatewire.ir.v1.BackendTLSR\x03tls\"\xc8\x01\n" +
 	"\n" +
 	"BackendTLS\x12\x10\n" +
 	"\x03sni\x18\x01 \x01(\tR\x03sni\x12'\n" +
 	"\x0fca_certificates\x18\x02 \x01(\fR\x0ecaCertificates\x12$\n" +
 	"\x0ewell_known_cas\x18\x03 \x01(\bR\fwellKnownCas\x12*\n" +
-	"\x11subject_alt_names\x18\x04 \x03(\tR\x0fsubjectAltNames\"N\n" +
+	"\x11subject_alt_names\x18\x04 \x03(\tR\x0fsubjectAltNames\x12-\n" +
+	"\x12client_certificate\x18\x05 \x01(\tR\x11clientCertificate\"N\n" +
 	"\bEndpoint\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x12\n" +
 	"\x04port\x18\x02 \x01(\rR\x04port\x12\x14\n" +
