@@ -2,6 +2,7 @@ package gatewayapi
 
 import (
 	"fmt"
+	"regexp"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -27,10 +28,7 @@ type attachment struct {
 
 func (t *translation) attachHTTPRoute(route *gatewayv1.HTTPRoute) {
 	rules := t.buildHTTPRules(route)
-	hostnames := make([]string, len(route.Spec.Hostnames))
-	for i, h := range route.Spec.Hostnames {
-		hostnames[i] = string(h)
-	}
+	hostnames, badHostname := routeHostnames(route.Spec.Hostnames)
 	kind := busv1.RouteGroupKind{Group: gatewayv1.GroupName, Kind: resources.KindHTTPRoute}
 	status := &busv1.Status{
 		Object:             objectRef(gatewayv1.GroupName, resources.KindHTTPRoute, route.Namespace, route.Name),
@@ -46,9 +44,7 @@ func (t *translation) attachHTTPRoute(route *gatewayv1.HTTPRoute) {
 		}
 		seen[key] = true
 		attached, p := t.selectListeners(ref, &kind, route.Namespace, hostnames)
-		if p == nil {
-			p = rules.notAccepted()
-		}
+		p = cmpProblem(p, badHostname, rules.notAccepted())
 		var cs conditions
 		if p != nil {
 			cs.set(string(gatewayv1.RouteConditionAccepted), false, p.reason, p.message)
@@ -65,6 +61,23 @@ func (t *translation) attachHTTPRoute(route *gatewayv1.HTTPRoute) {
 	}
 	t.routeStatuses = append(t.routeStatuses, status)
 }
+
+// routeHostnames returns the hostnames of a route, or the problem with
+// the first that is not a valid hostname (lower-case, an optional "*."
+// wildcard label first): such a route is not Accepted.
+func routeHostnames(hs []gatewayv1.Hostname) ([]string, *problem) {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = string(h)
+		if len(h) > 253 || !routeHostname.MatchString(string(h)) {
+			return out, unsupported("hostnames[%d]: %q is not a valid hostname", i, h)
+		}
+	}
+	return out, nil
+}
+
+// routeHostname is the syntax of a route's hostname.
+var routeHostname = regexp.MustCompile(`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 // names reports whether ref, from a route in namespace ns, names the
 // translated gateway.

@@ -1,6 +1,7 @@
 package gatewayapi
 
 import (
+	"math"
 	"slices"
 
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
@@ -8,8 +9,8 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// maxWeight is the largest weight of a backendRef; with at most a few
-// backendRefs per rule their sum stays far from Envoy's 32-bit limit.
+// maxWeight is the largest weight of a backendRef, as the API server
+// allows; Envoy also wants the weights of a rule to add up to 32 bits.
 const maxWeight = 1_000_000
 
 // ruleBackends is the translation of the backendRefs of one rule.
@@ -52,6 +53,13 @@ func (t *translation) backendRefs(ns string, refs []gatewayv1.HTTPBackendRef) *r
 		}
 		out.add(w, b)
 	}
+	var total uint64
+	for _, w := range out.weighted {
+		total += uint64(w.Weight)
+	}
+	if total > math.MaxUint32 {
+		out.invalid = cmpProblem(out.invalid, unsupported("backendRefs: the weights add up to %d, more than %d", total, uint32(math.MaxUint32)))
+	}
 	return out
 }
 
@@ -61,7 +69,7 @@ func (r *ruleBackends) add(w *irv1.WeightedBackend, b *irv1.Backend) {
 		return o.Backend == w.Backend && proto.Equal(o.RequestHeaders, w.RequestHeaders) &&
 			proto.Equal(o.ResponseHeaders, w.ResponseHeaders)
 	})
-	if i >= 0 {
+	if i >= 0 && uint64(r.weighted[i].Weight)+uint64(w.Weight) <= math.MaxUint32 {
 		r.weighted[i].Weight += w.Weight
 		return
 	}
