@@ -15,6 +15,13 @@
 // listeners pick a filter chain by SNI (terminating TLS or passing it
 // through), TCP and UDP listeners proxy to their first route's backends.
 //
+// Routes: an IR route is one Envoy route of the same name, except where
+// replacing a matched prefix with "/" needs an exact route for the prefix
+// itself (named "<route>/exact", see splitPrefix). What a redirect writes
+// as its port depends on the listener (see redirectPort). A listener whose
+// routes have a CORS policy gets Envoy's CORS filter before the router, and
+// each such route its policy in typed_per_filter_config.
+//
 // Ports: Envoy binds [BindPort] of a listener's port, so that a proxy never
 // needs privileges: ports below 1024 are moved up by 10000. The infra spec
 // maps the gateway port to that container port.
