@@ -69,6 +69,9 @@ func (t *translation) evaluatePolicy(p *gatewayv1.BackendTLSPolicy) *policyState
 	if len(st.tls.SubjectAltNames) == 0 {
 		st.tls.SubjectAltNames = []string{string(v.Hostname)}
 	}
+	if st.invalid == nil {
+		st.tls.ClientCertificate = t.clientCertificate
+	}
 	return st
 }
 

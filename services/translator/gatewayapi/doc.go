@@ -44,6 +44,14 @@
 // oldest route first when two ask for one name, and names a more specific
 // listener of the port has are left to it.
 //
+// The Gateway's spec.tls.frontend makes its HTTPS listeners (by port, or
+// all by default) require client certificates signed by the CAs of its
+// ConfigMaps (ca.crt), or only ask for them (AllowInsecureFallback, then
+// reported as InsecureFrontendValidationMode); with no valid CA the
+// listeners are not accepted (NoValidCACertificate). Its
+// spec.tls.backend.clientCertificateRef is the certificate the proxy
+// presents to the backends it reaches over TLS.
+//
 // # Routes
 //
 // An HTTPRoute attaches to the listeners its parentRefs select (by

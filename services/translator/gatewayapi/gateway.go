@@ -38,11 +38,18 @@ func processGateway(t *translation) {
 	} else {
 		cs.set(string(gatewayv1.GatewayConditionProgrammed), false, string(gatewayv1.GatewayReasonInvalid), "no listener is programmed")
 	}
-	if len(unresolved) == 0 {
+	switch {
+	case t.gatewayUnresolved != nil:
+		cs.set(string(gatewayv1.GatewayConditionResolvedRefs), false, t.gatewayUnresolved.reason, t.gatewayUnresolved.message)
+	case len(unresolved) == 0:
 		cs.set(string(gatewayv1.GatewayConditionResolvedRefs), true, string(gatewayv1.GatewayReasonResolvedRefs), "All references are resolved")
-	} else {
+	default:
 		cs.set(string(gatewayv1.GatewayConditionResolvedRefs), false, string(gatewayv1.GatewayReasonListenersNotResolved),
 			fmt.Sprintf("listeners %s have unresolved references", quoteJoin(unresolved)))
+	}
+	if insecureFrontend(t.gateway) {
+		cs.set(string(gatewayv1.GatewayConditionInsecureFrontendValidationMode), true, string(gatewayv1.GatewayReasonConfigurationChanged),
+			"spec.tls.frontend lets clients without a valid certificate connect (AllowInsecureFallback)")
 	}
 }
 

@@ -74,10 +74,13 @@ func (t *translation) attachL4(r *l4Route, placed l4Placement) {
 		ObservedGeneration: r.meta.Generation,
 	}
 	counted := map[*listener]bool{}
+	seen := map[string]bool{}
 	for _, ref := range r.parents {
-		if !t.names(r.meta.Namespace, ref) {
-			continue
+		key := parentKey(parentRef(ref))
+		if !t.names(r.meta.Namespace, ref) || seen[key] {
+			continue // another gateway's, or a repeated parentRef: one status entry each
 		}
+		seen[key] = true
 		attached, p := t.selectListeners(ref, &kind, r.meta.Namespace, r.hostnames)
 		var cs conditions
 		if p != nil {

@@ -46,6 +46,9 @@ type listener struct {
 	// certificates.
 	terminates   bool
 	certificates []string
+	// frontend is how an HTTPS listener validates client certificates, or
+	// nil.
+	frontend *frontendValidation
 
 	notAccepted *problem // why Accepted is False
 	unresolved  *problem // why ResolvedRefs is False
@@ -68,6 +71,7 @@ func (l *listener) programmed() bool {
 // processListeners validates the Gateway's listeners and opens an IR
 // Listener for every port (and transport) that has a ready one.
 func processListeners(t *translation) {
+	t.gatewayTLS()
 	for i := range t.gateway.Spec.Listeners {
 		t.listeners = append(t.listeners, t.newListener(&t.gateway.Spec.Listeners[i]))
 	}
@@ -210,7 +214,11 @@ func (t *translation) openPort(l *listener) {
 		p.listeners = append(p.listeners, l)
 	}
 	if l.spec.Protocol == gatewayv1.HTTPSProtocolType {
-		p.ir.Tls = append(p.ir.Tls, &irv1.TLSTermination{Hostname: l.hostname, Secrets: l.certificates})
+		term := &irv1.TLSTermination{Hostname: l.hostname, Secrets: l.certificates}
+		if l.frontend != nil {
+			term.ClientCaCertificates, term.ClientCertificateOptional = l.frontend.ca, l.frontend.optional
+		}
+		p.ir.Tls = append(p.ir.Tls, term)
 	}
 }
 

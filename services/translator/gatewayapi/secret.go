@@ -44,6 +44,14 @@ func (t *translation) listenerTLS(l *listener) *problem {
 		return nil
 	}
 	l.terminates = true
+	if l.spec.Protocol == gatewayv1.HTTPSProtocolType {
+		if l.frontend = t.frontendFor(l.spec.Port); l.frontend != nil {
+			l.unresolved = l.frontend.unresolved
+			if l.frontend.invalid != nil {
+				return l.frontend.invalid
+			}
+		}
+	}
 	if cfg == nil || len(cfg.CertificateRefs) == 0 {
 		l.unresolved = &problem{string(gatewayv1.ListenerReasonInvalidCertificateRef),
 			fmt.Sprintf("tls.certificateRefs is required: this %s listener terminates TLS", l.spec.Protocol)}
@@ -115,23 +123,27 @@ func (t *translation) certificate(ref gatewayv1.SecretObjectReference) (string, 
 }
 
 // servedSecrets returns the certificates the TLS terminations and TLS
-// routes of listeners use, sorted by name. Certificates of listeners that
-// are not programmed are left out.
-func (t *translation) servedSecrets(listeners []*irv1.Listener) []*irv1.Secret {
+// routes of the IR's listeners use, and the client certificate of its
+// backends, sorted by name. Certificates of listeners that are not
+// programmed are left out.
+func (t *translation) servedSecrets(ir *irv1.Gateway) []*irv1.Secret {
 	var names []string
-	add := func(secrets []string) {
+	add := func(secrets ...string) {
 		for _, name := range secrets {
-			if !contains(names, name) {
+			if name != "" && !contains(names, name) {
 				names = append(names, name)
 			}
 		}
 	}
-	for _, l := range listeners {
+	for _, b := range ir.Backends {
+		add(b.GetTls().GetClientCertificate())
+	}
+	for _, l := range ir.Listeners {
 		for _, term := range l.GetTls() {
-			add(term.GetSecrets())
+			add(term.GetSecrets()...)
 		}
 		for _, r := range l.GetTlsRoutes() {
-			add(r.GetSecrets())
+			add(r.GetSecrets()...)
 		}
 	}
 	slices.Sort(names)

@@ -57,6 +57,13 @@ type translation struct {
 	// kindRejected are the HTTPRoutes and GRPCRoutes a listener rejects for
 	// a hostname a route of the other kind has (processRouteKindConflicts).
 	kindRejected map[routeOnListener]*problem
+	// clientCertificate is the certificate the proxy presents to backends
+	// over TLS; gatewayUnresolved says why the Gateway's own references do
+	// not resolve; frontends are the client certificate validations by
+	// field (see gatewayTLS).
+	clientCertificate string
+	gatewayUnresolved *problem
+	frontends         map[string]*frontendValidation
 
 	gatewayConditions conditions
 	routeStatuses     []*busv1.Status
@@ -79,6 +86,8 @@ func Translate(idx *resources.Index, gateway types.NamespacedName) *Result {
 		backends: map[string]*irv1.Backend{},
 		resolved: map[string]resolved{},
 		secrets:  map[string]*irv1.Secret{},
+
+		frontends: map[string]*frontendValidation{},
 	}
 	for _, p := range processors {
 		p(t)
@@ -97,7 +106,7 @@ func (t *translation) result() *Result {
 		ir.Backends = append(ir.Backends, b)
 	}
 	slices.SortFunc(ir.Backends, func(a, b *irv1.Backend) int { return cmp.Compare(a.Name, b.Name) })
-	ir.Secrets = t.servedSecrets(ir.Listeners)
+	ir.Secrets = t.servedSecrets(ir)
 
 	slices.SortFunc(t.routeStatuses, func(a, b *busv1.Status) int {
 		return cmp.Or(cmp.Compare(a.Object.Kind, b.Object.Kind),

@@ -80,3 +80,16 @@ func TestRouteKindsOfOlderVersions(t *testing.T) {
 	}
 	wantGateways(t, "its backend Service", apply(t, x, `{apiVersion: v1, kind: Service, metadata: {name: db, namespace: data}}`), nn("infra", "gw2"))
 }
+
+func TestGatewayTLSReferences(t *testing.T) {
+	x := NewIndex()
+	gw := `{apiVersion: gateway.networking.k8s.io/v1, kind: Gateway, metadata: {name: gw1, namespace: infra},
+  spec: {gatewayClassName: gc, listeners: [{name: http, protocol: HTTP, port: 80}],
+    tls: {backend: {clientCertificateRef: {name: client}},
+      frontend: {default: {validation: {caCertificateRefs: [{group: "", kind: ConfigMap, name: ca, namespace: pki}]}}}}}}`
+	gw1 := nn("infra", "gw1")
+	apply(t, x, gw)
+	wantGateways(t, "its client certificate", apply(t, x, fill(secretYAML, "NAME", "client", "NS", "infra")), gw1)
+	wantGateways(t, "its client CA", apply(t, x, `{apiVersion: v1, kind: ConfigMap, metadata: {name: ca, namespace: pki}}`), gw1)
+	wantGateways(t, "a grant for its client CA", apply(t, x, fill(grantYAML, "NS", "pki", "KIND", "Gateway", "FROM", "infra", "TO", "ConfigMap")), gw1)
+}

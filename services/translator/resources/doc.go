@@ -14,9 +14,11 @@
 //
 //   - routes (of every kind) by parent gateway and by backend Service;
 //   - EndpointSlices by Service, gateways by class;
-//   - Secrets → the gateways whose listeners use them as certificates;
+//   - Secrets → the gateways that use them as certificates (their
+//     listeners', or the client certificate they present to backends);
 //   - BackendTLSPolicies by target Service, ConfigMaps → the policies that
-//     take CA certificates from them (and so the routes of those Services);
+//     take CA certificates from them (and so the routes of those Services)
+//     and the gateways that validate client certificates with them;
 //   - ReferenceGrants by namespace, and gateways and routes by the
 //     (from, to) namespaces of their cross-namespace references, so that a
 //     grant affects only the gateways whose references it may allow.

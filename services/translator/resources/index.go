@@ -62,6 +62,9 @@ type Index struct {
 	policiesByService refIndex[types.NamespacedName]
 	// configMapsByPolicy: ConfigMap → BackendTLSPolicies that reference it.
 	configMapsByPolicy refIndex[types.NamespacedName]
+	// configMapsByGateway: ConfigMap → gateways that validate client
+	// certificates with its CA certificates.
+	configMapsByGateway refIndex[types.NamespacedName]
 	// grantsByNamespace: namespace → ReferenceGrants in it.
 	grantsByNamespace refIndex[string]
 	// crossRefs: (from, to) namespaces → gateways and routes that reference
@@ -72,29 +75,30 @@ type Index struct {
 // NewIndex returns an empty Index.
 func NewIndex() *Index {
 	return &Index{
-		classes:            map[string]*gatewayv1.GatewayClass{},
-		gateways:           map[types.NamespacedName]*gatewayv1.Gateway{},
-		httpRoutes:         map[types.NamespacedName]*gatewayv1.HTTPRoute{},
-		grpcRoutes:         map[types.NamespacedName]*gatewayv1.GRPCRoute{},
-		tlsRoutes:          map[types.NamespacedName]*gatewayv1.TLSRoute{},
-		tcpRoutes:          map[types.NamespacedName]*gatewayv1.TCPRoute{},
-		udpRoutes:          map[types.NamespacedName]*gatewayv1.UDPRoute{},
-		grants:             map[types.NamespacedName]*gatewayv1.ReferenceGrant{},
-		policies:           map[types.NamespacedName]*gatewayv1.BackendTLSPolicy{},
-		services:           map[types.NamespacedName]*corev1.Service{},
-		endpointSlices:     map[types.NamespacedName]*discoveryv1.EndpointSlice{},
-		namespaces:         map[string]*corev1.Namespace{},
-		secrets:            map[types.NamespacedName]*corev1.Secret{},
-		configMaps:         map[types.NamespacedName]*corev1.ConfigMap{},
-		gatewaysByClass:    newRefIndex[string](),
-		routesByGateway:    newRefIndex[types.NamespacedName](),
-		routesByService:    newRefIndex[types.NamespacedName](),
-		slicesByService:    newRefIndex[types.NamespacedName](),
-		secretsByGateway:   newRefIndex[types.NamespacedName](),
-		policiesByService:  newRefIndex[types.NamespacedName](),
-		configMapsByPolicy: newRefIndex[types.NamespacedName](),
-		grantsByNamespace:  newRefIndex[string](),
-		crossRefs:          newRefIndex[namespacePair](),
+		classes:             map[string]*gatewayv1.GatewayClass{},
+		gateways:            map[types.NamespacedName]*gatewayv1.Gateway{},
+		httpRoutes:          map[types.NamespacedName]*gatewayv1.HTTPRoute{},
+		grpcRoutes:          map[types.NamespacedName]*gatewayv1.GRPCRoute{},
+		tlsRoutes:           map[types.NamespacedName]*gatewayv1.TLSRoute{},
+		tcpRoutes:           map[types.NamespacedName]*gatewayv1.TCPRoute{},
+		udpRoutes:           map[types.NamespacedName]*gatewayv1.UDPRoute{},
+		grants:              map[types.NamespacedName]*gatewayv1.ReferenceGrant{},
+		policies:            map[types.NamespacedName]*gatewayv1.BackendTLSPolicy{},
+		services:            map[types.NamespacedName]*corev1.Service{},
+		endpointSlices:      map[types.NamespacedName]*discoveryv1.EndpointSlice{},
+		namespaces:          map[string]*corev1.Namespace{},
+		secrets:             map[types.NamespacedName]*corev1.Secret{},
+		configMaps:          map[types.NamespacedName]*corev1.ConfigMap{},
+		gatewaysByClass:     newRefIndex[string](),
+		routesByGateway:     newRefIndex[types.NamespacedName](),
+		routesByService:     newRefIndex[types.NamespacedName](),
+		slicesByService:     newRefIndex[types.NamespacedName](),
+		secretsByGateway:    newRefIndex[types.NamespacedName](),
+		policiesByService:   newRefIndex[types.NamespacedName](),
+		configMapsByPolicy:  newRefIndex[types.NamespacedName](),
+		configMapsByGateway: newRefIndex[types.NamespacedName](),
+		grantsByNamespace:   newRefIndex[string](),
+		crossRefs:           newRefIndex[namespacePair](),
 	}
 }
 

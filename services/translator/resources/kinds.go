@@ -3,6 +3,7 @@ package resources
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -105,9 +106,10 @@ func (gatewayKind) put(x *Index, nn types.NamespacedName, r *busv1.Resource) err
 	k := key(KindGateway, nn)
 	x.gateways[nn] = obj
 	x.gatewaysByClass.set(k, []string{string(obj.Spec.GatewayClassName)})
-	secrets := CertificateSecrets(obj)
+	secrets, configMaps := CertificateSecrets(obj), FrontendConfigMaps(obj)
 	x.secretsByGateway.set(k, secrets)
-	x.crossRefs.set(k, crossNamespace(nn.Namespace, secrets))
+	x.configMapsByGateway.set(k, configMaps)
+	x.crossRefs.set(k, crossNamespace(nn.Namespace, append(slices.Clip(secrets), configMaps...)))
 	return nil
 }
 
@@ -116,24 +118,56 @@ func (gatewayKind) remove(x *Index, nn types.NamespacedName) {
 	delete(x.gateways, nn)
 	x.gatewaysByClass.set(k, nil)
 	x.secretsByGateway.set(k, nil)
+	x.configMapsByGateway.set(k, nil)
 	x.crossRefs.set(k, nil)
 }
 
 func (gatewayKind) affected(_ *Index, nn types.NamespacedName, c *changeSet) { c.gateway(nn) }
 
-// CertificateSecrets returns the Secrets the listeners of gw reference as
-// certificates, without duplicates, in order.
+// CertificateSecrets returns the Secrets gw references as certificates:
+// those of its listeners and the client certificate it presents to
+// backends, without duplicates, in order.
 func CertificateSecrets(gw *gatewayv1.Gateway) []types.NamespacedName {
 	var out []types.NamespacedName
+	add := func(ref gatewayv1.SecretObjectReference) {
+		if IsSecretRef(ref.Group, ref.Kind) {
+			out = uniq(out, types.NamespacedName{Namespace: NamespaceOr(ref.Namespace, gw.Namespace), Name: string(ref.Name)})
+		}
+	}
 	for _, l := range gw.Spec.Listeners {
-		if l.TLS == nil {
+		if l.TLS != nil {
+			for _, ref := range l.TLS.CertificateRefs {
+				add(ref)
+			}
+		}
+	}
+	if tls := gw.Spec.TLS; tls != nil && tls.Backend != nil && tls.Backend.ClientCertificateRef != nil {
+		add(*tls.Backend.ClientCertificateRef)
+	}
+	return out
+}
+
+// FrontendConfigMaps returns the ConfigMaps gw takes the CA certificates
+// of client certificate validation from (spec.tls.frontend), without
+// duplicates, in order.
+func FrontendConfigMaps(gw *gatewayv1.Gateway) []types.NamespacedName {
+	tls := gw.Spec.TLS
+	if tls == nil || tls.Frontend == nil {
+		return nil
+	}
+	configs := []gatewayv1.TLSConfig{tls.Frontend.Default}
+	for _, p := range tls.Frontend.PerPort {
+		configs = append(configs, p.TLS)
+	}
+	var out []types.NamespacedName
+	for _, c := range configs {
+		if c.Validation == nil {
 			continue
 		}
-		for _, ref := range l.TLS.CertificateRefs {
-			if !IsSecretRef(ref.Group, ref.Kind) {
-				continue
+		for _, ref := range c.Validation.CACertificateRefs {
+			if ref.Group == "" && ref.Kind == KindConfigMap {
+				out = uniq(out, types.NamespacedName{Namespace: NamespaceOr(ref.Namespace, gw.Namespace), Name: string(ref.Name)})
 			}
-			out = uniq(out, types.NamespacedName{Namespace: NamespaceOr(ref.Namespace, gw.Namespace), Name: string(ref.Name)})
 		}
 	}
 	return out

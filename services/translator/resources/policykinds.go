@@ -129,8 +129,12 @@ func (configMapKind) put(x *Index, nn types.NamespacedName, r *busv1.Resource) e
 func (configMapKind) remove(x *Index, nn types.NamespacedName) { delete(x.configMaps, nn) }
 
 // affected: a ConfigMap matters through the BackendTLSPolicies that take CA
-// certificates from it.
+// certificates from it, and the gateways that validate client certificates
+// with it.
 func (configMapKind) affected(x *Index, nn types.NamespacedName, c *changeSet) {
+	for _, gw := range x.configMapsByGateway.sources(nn) {
+		c.gateway(gw.NamespacedName)
+	}
 	for _, policy := range x.configMapsByPolicy.sources(nn) {
 		for _, svc := range x.policiesByService.targets(policy) {
 			serviceAffects(x, svc, c)

@@ -65,7 +65,8 @@ func trusted(t *irv1.BackendTLS) bool {
 // has no CA to trust.
 func refused(b *irv1.Backend) bool { return b.GetTls() != nil && !trusted(b.GetTls()) }
 
-// upstreamTLS returns the TLS transport socket of a backend. Subject
+// upstreamTLS returns the TLS transport socket of a backend, which presents
+// the backend's client certificate (over SDS) when it has one. Subject
 // alternative names with a ":" are URIs (such as SPIFFE IDs), the others
 // DNS names (which match wildcard certificates as Envoy does).
 func upstreamTLS(b *irv1.Backend) (*corev3.TransportSocket, error) {
@@ -88,6 +89,9 @@ func upstreamTLS(b *irv1.Backend) (*corev3.TransportSocket, error) {
 	}
 	common := &tlsv3.CommonTlsContext{
 		ValidationContextType: &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: validation},
+	}
+	if cert := t.GetClientCertificate(); cert != "" {
+		common.TlsCertificateSdsSecretConfigs = []*tlsv3.SdsSecretConfig{{Name: cert, SdsConfig: adsSource()}}
 	}
 	if b.GetProtocol() == irv1.BackendProtocol_BACKEND_PROTOCOL_HTTP2 {
 		common.AlpnProtocols = []string{"h2"}

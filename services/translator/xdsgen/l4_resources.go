@@ -3,6 +3,7 @@ package xdsgen
 import (
 	"fmt"
 
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
@@ -58,8 +59,8 @@ func CombinedLoadAssignments(gw *irv1.Gateway) []*endpointv3.ClusterLoadAssignme
 }
 
 // listenerRefsExist checks what Consistent does not: that every SDS secret
-// a listener uses and every cluster a TCP or UDP proxy names is in the
-// snapshot ([InvalidBackendCluster] excepted).
+// a listener or a cluster uses and every cluster a TCP or UDP proxy names
+// is in the snapshot ([InvalidBackendCluster] excepted).
 func listenerRefsExist(res map[resourcev3.Type][]types.Resource) error {
 	have := map[string]bool{}
 	for _, t := range []resourcev3.Type{resourcev3.ClusterType, resourcev3.SecretType} {
@@ -73,6 +74,18 @@ func listenerRefsExist(res map[resourcev3.Type][]types.Resource) error {
 		for _, ref := range listenerRefs(l) {
 			if !have[ref.typ+"/"+ref.name] {
 				return fmt.Errorf("%w: listener %s names %s %s, which does not exist", ErrInvalid, l.GetName(), shortType(ref.typ), ref.name)
+			}
+		}
+	}
+	for _, r := range res[resourcev3.ClusterType] {
+		c := r.(*clusterv3.Cluster)
+		tls := &tlsv3.UpstreamTlsContext{}
+		if !typedAs(c.GetTransportSocket().GetTypedConfig(), tls) {
+			continue
+		}
+		for _, sds := range tls.GetCommonTlsContext().GetTlsCertificateSdsSecretConfigs() {
+			if !have[resourcev3.SecretType+"/"+sds.GetName()] {
+				return fmt.Errorf("%w: cluster %s names Secret %s, which does not exist", ErrInvalid, c.GetName(), sds.GetName())
 			}
 		}
 	}

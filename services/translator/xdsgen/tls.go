@@ -7,6 +7,7 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	tlsinspectorv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/tls_inspector/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 )
@@ -68,7 +69,7 @@ func tlsRouteChain(l *irv1.Listener, r *irv1.L4Route, match *listenerv3.FilterCh
 	}
 	if len(r.GetSecrets()) > 0 {
 		chain.Name = "terminate-tcp/" + r.GetName() + "/" + chainSuffix(match)
-		if chain.TransportSocket, err = downstreamTLS(r.GetSecrets(), nil); err != nil {
+		if chain.TransportSocket, err = downstreamTLS(r.GetSecrets(), nil, nil); err != nil {
 			return nil, fmt.Errorf("listener %s: TLS for %s: %w", l.GetName(), r.GetName(), err)
 		}
 	}
@@ -82,7 +83,7 @@ func terminationChain(l *irv1.Listener, term *irv1.TLSTermination, host string) 
 	if err != nil {
 		return nil, err
 	}
-	ts, err := downstreamTLS(term.GetSecrets(), []string{"h2", "http/1.1"})
+	ts, err := downstreamTLS(term.GetSecrets(), []string{"h2", "http/1.1"}, clientValidation(term))
 	if err != nil {
 		return nil, fmt.Errorf("listener %s: TLS for %s: %w", l.GetName(), host, err)
 	}
@@ -131,11 +132,34 @@ func orAny(host string) string {
 	return host
 }
 
+// clientValidation returns how a TLS termination validates client
+// certificates, or nil: against its CA certificates, and, when the client
+// certificate is optional, accepting connections without a valid one.
+func clientValidation(term *irv1.TLSTermination) *tlsv3.CertificateValidationContext {
+	if len(term.GetClientCaCertificates()) == 0 {
+		return nil
+	}
+	v := &tlsv3.CertificateValidationContext{
+		TrustedCa: &corev3.DataSource{Specifier: &corev3.DataSource_InlineBytes{InlineBytes: term.GetClientCaCertificates()}},
+	}
+	if term.GetClientCertificateOptional() {
+		v.TrustChainVerification = tlsv3.CertificateValidationContext_ACCEPT_UNTRUSTED
+	}
+	return v
+}
+
 // downstreamTLS returns the transport socket that terminates TLS with the
 // named certificates, fetched over SDS (ADS), offering the ALPN protocols
-// alpn (HTTP/2 and HTTP/1.1 for HTTP, none for TCP).
-func downstreamTLS(secrets, alpn []string) (*corev3.TransportSocket, error) {
+// alpn (HTTP/2 and HTTP/1.1 for HTTP, none for TCP). With a validation
+// context clients are asked for a certificate, required unless the context
+// accepts untrusted ones.
+func downstreamTLS(secrets, alpn []string, validation *tlsv3.CertificateValidationContext) (*corev3.TransportSocket, error) {
 	ctx := &tlsv3.DownstreamTlsContext{CommonTlsContext: &tlsv3.CommonTlsContext{AlpnProtocols: alpn}}
+	if validation != nil {
+		ctx.CommonTlsContext.ValidationContextType = &tlsv3.CommonTlsContext_ValidationContext{ValidationContext: validation}
+		required := validation.GetTrustChainVerification() != tlsv3.CertificateValidationContext_ACCEPT_UNTRUSTED
+		ctx.RequireClientCertificate = wrapperspb.Bool(required)
+	}
 	for _, name := range secrets {
 		ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs = append(ctx.CommonTlsContext.TlsCertificateSdsSecretConfigs,
 			&tlsv3.SdsSecretConfig{Name: name, SdsConfig: adsSource()})
