@@ -16,10 +16,10 @@ import (
 )
 
 // coreKinds holds the check of each core kind, by "<group>/<kind>". Core
-// objects are not modified: the defaults the checks assume are applied to a
-// typed copy.
+// objects are not modified, but for the label the API server gives every
+// Namespace: the defaults the checks assume are applied to a typed copy.
 var coreKinds = map[string]func(obj map[string]any) field.ErrorList{
-	"/Namespace":                     typed(namespace),
+	"/Namespace":                     withNameLabel(typed(namespace)),
 	"/Service":                       typed(service),
 	"/Secret":                        typed(secret),
 	"/ConfigMap":                     typed(configMap),
@@ -48,6 +48,26 @@ func typed[T any](check func(*T) field.ErrorList) func(map[string]any) field.Err
 			return field.ErrorList{field.Invalid(nil, nil, err.Error())}
 		}
 		return check(&t)
+	}
+}
+
+// withNameLabel sets the label kubernetes.io/metadata.name of a Namespace to
+// its name, as the API server does on create (so that a Gateway's
+// allowedRoutes selector on that label matches as in a cluster), then runs
+// check.
+func withNameLabel(check func(map[string]any) field.ErrorList) func(map[string]any) field.ErrorList {
+	return func(obj map[string]any) field.ErrorList {
+		if meta, ok := obj["metadata"].(map[string]any); ok {
+			if name, ok := meta["name"].(string); ok {
+				labels, _ := meta["labels"].(map[string]any)
+				if labels == nil {
+					labels = map[string]any{}
+					meta["labels"] = labels
+				}
+				labels[corev1.LabelMetadataName] = name
+			}
+		}
+		return check(obj)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -71,9 +73,18 @@ type schema struct {
 	cel *cel.Validator
 }
 
+// compileNanos is the time spent so far reading and compiling schemas.
+var compileNanos atomic.Int64
+
+// CompileTime returns the time the process has spent so far reading the
+// CustomResourceDefinitions and compiling their schemas and CEL rules: a
+// one-off cost per kind and version (see Precompile).
+func CompileTime() time.Duration { return time.Duration(compileNanos.Load()) }
+
 // load parses the CustomResourceDefinition.
 func (c *crd) load() error {
 	c.once.Do(func() {
+		defer func(start time.Time) { compileNanos.Add(int64(time.Since(start))) }(time.Now())
 		data, err := crdFiles.ReadFile(c.file)
 		if err != nil {
 			c.err = err
@@ -112,6 +123,7 @@ func (c *crd) schema(name string) (*schema, error) {
 		return nil, fmt.Errorf("%s: version %q is not served", c.file, name)
 	}
 	v.once.Do(func() {
+		defer func(start time.Time) { compileNanos.Add(int64(time.Since(start))) }(time.Now())
 		v.s, v.err = compile(v.def)
 		if v.err != nil {
 			v.err = fmt.Errorf("%s version %s: %w", c.file, name, v.err)

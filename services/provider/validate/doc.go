@@ -31,7 +31,10 @@
 // Core kinds (Namespace, Service, EndpointSlice, Secret, ConfigMap) get the
 // checks of k8s.io/kubernetes' validation that matter to a gateway, after the
 // same defaulting the API server applies to the fields checked (port protocol
-// TCP, Service type ClusterIP):
+// TCP, Service type ClusterIP). They are not modified, except that a
+// Namespace gets the label kubernetes.io/metadata.name set to its name, as
+// the API server sets it on every Namespace (Gateways select namespaces by
+// it):
 //   - every kind: metadata as above; Namespace and Service names are DNS-1123
 //     and DNS-1035 labels respectively;
 //   - Service: ports required (unless headless or ExternalName), each port's

@@ -118,3 +118,19 @@ func TestConcurrentFirstUse(t *testing.T) {
 		}
 	}
 }
+
+// TestNamespaceLabel checks that a Namespace gets the label the API server
+// gives every Namespace, whatever the manifest says.
+func TestNamespaceLabel(t *testing.T) {
+	obj := object(t, `
+apiVersion: v1
+kind: Namespace
+metadata: {name: apps, labels: {kubernetes.io/metadata.name: other, team: a}}`)
+	if errs := Object(obj); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	labels := obj["metadata"].(map[string]any)["labels"].(map[string]any)
+	if labels["kubernetes.io/metadata.name"] != "apps" || labels["team"] != "a" {
+		t.Errorf("labels %v", labels)
+	}
+}
