@@ -38,7 +38,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -84,9 +87,12 @@ func (p Problem) Error() string {
 // Decode reads every object of the manifest data, read from path. It returns
 // the objects in document order and every problem found; a caller that wants
 // all or nothing uses the objects only when there is no problem. Empty
-// documents (only comments, or nothing between two "---") are skipped.
+// documents (only comments, or nothing between two "---") are skipped. The
+// documents are decoded and checked in parallel, on up to GOMAXPROCS
+// goroutines that are gone when Decode returns.
 func Decode(path string, data []byte) ([]Object, []Problem) {
-	d := decoder{path: path}
+	var docs []*yaml.Node
+	var syntax []Problem
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var doc yaml.Node
@@ -96,15 +102,40 @@ func Decode(path string, data []byte) ([]Object, []Problem) {
 		}
 		if err != nil {
 			line, msg := syntaxError(err)
-			d.problem(line, "%s", msg)
+			syntax = append(syntax, Problem{Path: path, Line: line, Message: msg})
 			break
 		}
 		if len(doc.Content) == 0 || isNull(doc.Content[0]) {
 			continue
 		}
-		d.document(doc.Content[0])
+		docs = append(docs, doc.Content[0])
 	}
-	return d.objects, d.problems
+	decoded := make([]decoder, len(docs))
+	parallel(len(docs), func(i int) {
+		decoded[i].path = path
+		decoded[i].document(docs[i])
+	})
+	var objects []Object
+	var problems []Problem
+	for _, d := range decoded {
+		objects, problems = append(objects, d.objects...), append(problems, d.problems...)
+	}
+	return objects, append(problems, syntax...)
+}
+
+// parallel calls fn(0) to fn(n-1) on up to GOMAXPROCS goroutines and returns
+// when every call has returned.
+func parallel(n int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // decoder collects the objects and problems of one manifest.
