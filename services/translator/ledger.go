@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"google.golang.org/protobuf/proto"
@@ -47,7 +48,15 @@ type slot struct {
 	// rev is the KV revision of the newest message known for the key; older
 	// ones that arrive late are ignored.
 	rev uint64
+	// source is the source revision of that message; unknownSource when
+	// the key may have moved on since.
+	source uint64
+	// large is set when the value may be in the object store.
+	large bool
 }
+
+// unknownSource marks a slot whose newest message is not known.
+const unknownSource = math.MaxUint64
 
 // ledger mirrors what the output buckets hold, whoever wrote it: a slot per
 // key, fed by headers-only watches of the buckets and by this replica's own
@@ -128,7 +137,7 @@ func (l *ledger) observe(e *bus.Entry) bool {
 	if e.Revision <= old.rev {
 		return false
 	}
-	next := slot{present: e.Op == bus.OpPut, rev: e.Revision}
+	next := slot{present: e.Op == bus.OpPut, rev: e.Revision, source: e.SourceRevision, large: e.Header.Get(bus.HeaderObject) != ""}
 	if next.present {
 		next.fp = digestOf(e)
 	}
@@ -136,19 +145,32 @@ func (l *ledger) observe(e *bus.Entry) bool {
 	return old.present != next.present || (next.present && (old.fp != next.fp || next.fp == fingerprint{}))
 }
 
-// wrote records this replica's write of a value of fp at KV revision rev.
-func (l *ledger) wrote(b bus.Bucket, key string, fp fingerprint, rev uint64) {
-	l.store(b, key, slot{present: true, fp: fp, rev: max(rev, l.values[b][key].rev)})
+// wrote records this replica's write, from source revision source, of a
+// value of fp at KV revision rev.
+func (l *ledger) wrote(b bus.Bucket, key string, fp fingerprint, rev, source uint64, large bool) {
+	l.store(b, key, slot{present: true, fp: fp, rev: max(rev, l.values[b][key].rev), source: source, large: large})
 }
 
 // unknown records that key holds a value this replica has not seen.
 func (l *ledger) unknown(b bus.Bucket, key string) {
-	l.store(b, key, slot{present: true, rev: l.values[b][key].rev})
+	l.store(b, key, slot{present: true, rev: l.values[b][key].rev, source: unknownSource})
 }
 
 // deleted records this replica's deletion of key.
 func (l *ledger) deleted(b bus.Bucket, key string) {
-	l.store(b, key, slot{rev: l.values[b][key].rev})
+	l.store(b, key, slot{rev: l.values[b][key].rev, source: unknownSource})
+}
+
+// expected returns the KV revision a write from source revision source
+// can expect key to be at: the newest message the ledger knows, when it
+// comes from no newer resources and its value is not in the object store
+// (which the bus cleans up only when it reads the old value itself).
+// A write at that revision (bus.WithRevision) needs no read first; when the
+// key has moved on it fails, and the write falls back to the bus's own
+// compare-and-set.
+func (l *ledger) expected(b bus.Bucket, key string, source uint64) (uint64, bool) {
+	s := l.values[b][key]
+	return s.rev, !s.large && s.source <= source
 }
 
 func (l *ledger) store(b bus.Bucket, key string, s slot) {

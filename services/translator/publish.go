@@ -3,6 +3,7 @@ package translator
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -145,8 +146,15 @@ func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string
 	stamp(msg, st.revision)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 	defer cancel()
-	rev, err := s.bus.Put(ctx, b, key, msg, bus.WithSourceRevision(st.revision),
-		bus.WithHeader(headerDigest, fp.String()), bus.WithHeader(headerWriter, s.id))
+	opts := []bus.PutOption{bus.WithSourceRevision(st.revision),
+		bus.WithHeader(headerDigest, fp.String()), bus.WithHeader(headerWriter, s.id)}
+	rev, err := uint64(0), bus.ErrConflict
+	if expect, ok := st.ledger.expected(b, key, st.revision); ok {
+		rev, err = s.bus.Put(ctx, b, key, msg, append(slices.Clip(opts), bus.WithRevision(expect))...)
+	}
+	if errors.Is(err, bus.ErrConflict) {
+		rev, err = s.bus.Put(ctx, b, key, msg, opts...)
+	}
 	switch {
 	case errors.Is(err, bus.ErrStale):
 		s.log.Debug("output is newer on the bus, not overwriting it", "bucket", b, "key", key, "revision", st.revision)
@@ -155,7 +163,8 @@ func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string
 	case err != nil:
 		return err
 	}
-	st.ledger.wrote(b, key, fp, rev)
+	large := int64(proto.Size(msg)) > s.bus.Conn().MaxPayload()/2
+	st.ledger.wrote(b, key, fp, rev, st.revision, large)
 	return nil
 }
 
