@@ -21,7 +21,9 @@ type Config struct {
 	Heartbeat time.Duration `envconfig:"TRANSLATOR_HEARTBEAT" default:"1s" desc:"interval of this replica's heartbeat in the members bucket"`
 	// MemberTTL is how long a replica counts as live after its last
 	// heartbeat: the bound on how long a dead replica's gateways wait
-	// before another replica takes them over.
+	// before another replica takes them over. The members bucket drops a
+	// heartbeat after its own TTL (5s, see bus.WithMemberTTL) in any case,
+	// so longer values act as that.
 	MemberTTL time.Duration `envconfig:"TRANSLATOR_MEMBER_TTL" default:"3s" desc:"time after its last heartbeat when a replica's gateways are taken over"`
 }
 
