@@ -29,7 +29,7 @@ type ruleFilters struct {
 }
 
 func (f *ruleFilters) fail(p *problem) {
-	if f.invalid == nil {
+	if f.invalid == nil && p != nil {
 		f.invalid = p
 	}
 }
@@ -56,13 +56,12 @@ func (t *translation) httpFilters(ns string, filters []gatewayv1.HTTPRouteFilter
 	seen := map[gatewayv1.HTTPRouteFilterType]bool{}
 	for i := range filters {
 		f := &filters[i]
-		field := fieldf("filters[%d]", i)
 		if seen[f.Type] && !repeatable[f.Type] {
-			out.fail(incompatible("%s: filter %s may appear only once in a rule", field, f.Type))
+			out.fail(incompatible("filters[%d]: filter %s may appear only once in a rule", i, f.Type))
 			continue
 		}
 		seen[f.Type] = true
-		t.httpFilter(ns, f, field, out)
+		t.httpFilter(ns, f, i, out)
 	}
 	switch {
 	case out.redirect != nil && out.rewrite != nil:
@@ -73,29 +72,33 @@ func (t *translation) httpFilters(ns string, filters []gatewayv1.HTTPRouteFilter
 	return out
 }
 
-// httpFilter translates one filter into out.
-func (t *translation) httpFilter(ns string, f *gatewayv1.HTTPRouteFilter, field string, out *ruleFilters) {
+// httpFilter translates filter i of a rule into out. The name of the
+// filter's field is formatted only for a problem.
+func (t *translation) httpFilter(ns string, f *gatewayv1.HTTPRouteFilter, i int, out *ruleFilters) {
 	var p *problem
 	switch f.Type {
 	case gatewayv1.HTTPRouteFilterRequestHeaderModifier:
-		out.request, p = headerModifier(f.RequestHeaderModifier, field+".requestHeaderModifier")
+		out.request, p = headerModifier(f.RequestHeaderModifier, "requestHeaderModifier")
 	case gatewayv1.HTTPRouteFilterResponseHeaderModifier:
-		out.response, p = headerModifier(f.ResponseHeaderModifier, field+".responseHeaderModifier")
+		out.response, p = headerModifier(f.ResponseHeaderModifier, "responseHeaderModifier")
 	case gatewayv1.HTTPRouteFilterRequestRedirect:
-		out.redirect, p = redirect(f.RequestRedirect, field+".requestRedirect")
+		out.redirect, p = redirect(f.RequestRedirect, "requestRedirect")
 	case gatewayv1.HTTPRouteFilterURLRewrite:
-		out.rewrite, p = urlRewrite(f.URLRewrite, field+".urlRewrite")
+		out.rewrite, p = urlRewrite(f.URLRewrite, "urlRewrite")
 	case gatewayv1.HTTPRouteFilterCORS:
-		out.cors, p = cors(f.CORS, field+".cors")
+		out.cors, p = cors(f.CORS, "cors")
 	case gatewayv1.HTTPRouteFilterRequestMirror:
-		p = t.mirror(ns, f.RequestMirror, field+".requestMirror", out)
+		p = t.mirror(ns, f.RequestMirror, fieldf("filters[%d].requestMirror", i), out)
+		out.fail(p)
+		return
 	case gatewayv1.HTTPRouteFilterExtensionRef:
-		p = extensionRef(f.ExtensionRef, field+".extensionRef", out)
+		out.fail(extensionRef(f.ExtensionRef, fieldf("filters[%d].extensionRef", i), out))
+		return
 	default:
-		p = unsupported("%s: filter type %q is not supported", field, f.Type)
+		p = unsupported(": filter type %q is not supported", f.Type)
 	}
 	if p != nil {
-		out.fail(p)
+		out.fail(under(p, fieldf("filters[%d]", i)))
 	}
 }
 
@@ -115,25 +118,24 @@ func extensionRef(ref *gatewayv1.LocalObjectReference, field string, out *ruleFi
 
 // backendFilters translates the filters of a backendRef: only header
 // modifiers are supported there.
-func backendFilters(filters []gatewayv1.HTTPRouteFilter, field string) (req, resp *irv1.HeaderModifier, p *problem) {
+func backendFilters(filters []gatewayv1.HTTPRouteFilter) (req, resp *irv1.HeaderModifier, p *problem) {
 	seen := map[gatewayv1.HTTPRouteFilterType]bool{}
 	for i := range filters {
 		f := &filters[i]
-		ff := fieldf("%s.filters[%d]", field, i)
 		if seen[f.Type] {
-			return nil, nil, incompatible("%s: filter %s may appear only once in a backendRef", ff, f.Type)
+			return nil, nil, incompatible("filters[%d]: filter %s may appear only once in a backendRef", i, f.Type)
 		}
 		seen[f.Type] = true
 		switch f.Type {
 		case gatewayv1.HTTPRouteFilterRequestHeaderModifier:
-			req, p = headerModifier(f.RequestHeaderModifier, ff+".requestHeaderModifier")
+			req, p = headerModifier(f.RequestHeaderModifier, "requestHeaderModifier")
 		case gatewayv1.HTTPRouteFilterResponseHeaderModifier:
-			resp, p = headerModifier(f.ResponseHeaderModifier, ff+".responseHeaderModifier")
+			resp, p = headerModifier(f.ResponseHeaderModifier, "responseHeaderModifier")
 		default:
-			p = unsupported("%s: filter type %q is not supported on a backendRef", ff, f.Type)
+			p = unsupported(": filter type %q is not supported on a backendRef", f.Type)
 		}
 		if p != nil {
-			return nil, nil, p
+			return nil, nil, under(p, fieldf("filters[%d]", i))
 		}
 	}
 	return req, resp, nil

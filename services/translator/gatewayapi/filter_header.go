@@ -8,59 +8,66 @@ import (
 )
 
 // headerModifier translates a RequestHeaderModifier or
-// ResponseHeaderModifier. As the spec says, a header name may have only one
-// action (set, add or remove), names compared without case. Pseudo-headers
-// and Host cannot be modified this way: Envoy refuses them.
+// ResponseHeaderModifier; a problem names its fields under field (from the
+// filter's when field is ""). As the spec says, a header name may have only
+// one action (set, add or remove), names compared without case. Host
+// cannot be modified this way: Envoy refuses it.
 func headerModifier(f *gatewayv1.HTTPHeaderFilter, field string) (*irv1.HeaderModifier, *problem) {
+	m, p := translateHeaderModifier(f)
+	return m, under(p, field)
+}
+
+func translateHeaderModifier(f *gatewayv1.HTTPHeaderFilter) (*irv1.HeaderModifier, *problem) {
 	if f == nil {
-		return nil, unsupported("%s: missing", field)
+		return nil, unsupported(": missing")
 	}
 	seen := map[string]bool{}
-	name := func(n, at string) *problem {
-		if p := checkHeaderName(n, at); p != nil {
-			return p
-		}
-		if !modifiable(n) {
-			return unsupported("%s: header %q cannot be modified", at, n)
-		}
-		lower := strings.ToLower(n)
-		if seen[lower] {
-			return unsupported("%s: header %q has more than one action", at, n)
-		}
-		seen[lower] = true
-		return nil
-	}
 	m := &irv1.HeaderModifier{}
 	for i, h := range f.Set {
-		at := fieldf("%s.set[%d]", field, i)
-		if p := cmpProblem(name(string(h.Name), at+".name"), checkSetValue(h.Value, at+".value")); p != nil {
-			return nil, p
+		if p := cmpProblem(actionName(string(h.Name), seen), checkSetValue(h.Value)); p != nil {
+			return nil, under(p, fieldf("set[%d]", i))
 		}
 		m.Set = append(m.Set, &irv1.Header{Name: string(h.Name), Value: h.Value})
 	}
 	for i, h := range f.Add {
-		at := fieldf("%s.add[%d]", field, i)
-		if p := cmpProblem(name(string(h.Name), at+".name"), checkSetValue(h.Value, at+".value")); p != nil {
-			return nil, p
+		if p := cmpProblem(actionName(string(h.Name), seen), checkSetValue(h.Value)); p != nil {
+			return nil, under(p, fieldf("add[%d]", i))
 		}
 		m.Add = append(m.Add, &irv1.Header{Name: string(h.Name), Value: h.Value})
 	}
 	for i, h := range f.Remove {
-		if p := name(h, fieldf("%s.remove[%d]", field, i)); p != nil {
-			return nil, p
+		if p := actionName(h, seen); p != nil {
+			return nil, under(&problem{p.reason, strings.TrimPrefix(p.message, "name")}, fieldf("remove[%d]", i))
 		}
 		m.Remove = append(m.Remove, h)
 	}
 	return m, nil
 }
 
+// actionName checks the name of a header a modifier acts on, and that no
+// other action of the modifier (names in seen) acts on it.
+func actionName(name string, seen map[string]bool) *problem {
+	if p := checkHeaderName(name, "name"); p != nil {
+		return p
+	}
+	if !modifiable(name) {
+		return unsupported("name: header %q cannot be modified", name)
+	}
+	lower := strings.ToLower(name)
+	if seen[lower] {
+		return unsupported("name: header %q has more than one action", name)
+	}
+	seen[lower] = true
+	return nil
+}
+
 // checkSetValue checks a header value to set or add; unlike a value to
 // match, it may be empty.
-func checkSetValue(value, field string) *problem {
+func checkSetValue(value string) *problem {
 	if value == "" {
 		return nil
 	}
-	return checkHeaderValue(value, field)
+	return checkHeaderValue(value, "value")
 }
 
 func modifiable(header string) bool {

@@ -1,6 +1,8 @@
 package gatewayapi
 
 import (
+	"strings"
+
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -56,4 +58,18 @@ func mirrorPercent(f *gatewayv1.HTTPRequestMirrorFilter, field string) (float64,
 // within prefixes the message of p with the field it is about.
 func within(p *problem, field string) *problem {
 	return &problem{p.reason, field + ": " + p.message}
+}
+
+// under prefixes the field a problem's message starts with by the field
+// that holds it: "name: ..." under "headers[0]" is "headers[0].name: ...",
+// and ": ..." (about the field itself) is "headers[0]: ...". Under "" the
+// problem is unchanged.
+func under(p *problem, field string) *problem {
+	switch {
+	case p == nil || field == "":
+		return p
+	case strings.HasPrefix(p.message, ":"):
+		return &problem{p.reason, field + p.message}
+	}
+	return &problem{p.reason, field + "." + p.message}
 }

@@ -34,15 +34,14 @@ func (t *translation) backendRefs(ns string, refs []gatewayv1.HTTPBackendRef) *r
 	out := &ruleBackends{}
 	for i := range refs {
 		ref := &refs[i]
-		field := fieldf("backendRefs[%d]", i)
-		weight, req, resp, p := backendRefOptions(ref, field)
+		weight, req, resp, p := backendRefOptions(ref)
 		if p != nil {
-			out.invalid = cmpProblem(out.invalid, p)
+			out.invalid = cmpProblem(out.invalid, under(p, fieldf("backendRefs[%d]", i)))
 			continue
 		}
 		b, p := t.resolveBackendRef(ns, ref.BackendObjectReference)
 		if p != nil {
-			out.unresolved = cmpProblem(out.unresolved, within(p, field))
+			out.unresolved = cmpProblem(out.unresolved, within(p, fieldf("backendRefs[%d]", i)))
 		}
 		if weight == 0 {
 			continue
@@ -84,15 +83,15 @@ func (r *ruleBackends) add(w *irv1.WeightedBackend, b *irv1.Backend) {
 
 // backendRefOptions returns the weight (1 when unset) and the header
 // filters of a backendRef.
-func backendRefOptions(ref *gatewayv1.HTTPBackendRef, field string) (uint32, *irv1.HeaderModifier, *irv1.HeaderModifier, *problem) {
+func backendRefOptions(ref *gatewayv1.HTTPBackendRef) (uint32, *irv1.HeaderModifier, *irv1.HeaderModifier, *problem) {
 	weight := uint32(1)
 	if ref.Weight != nil {
 		if *ref.Weight < 0 || *ref.Weight > maxWeight {
-			return 0, nil, nil, unsupported("%s.weight: %d is not between 0 and %d", field, *ref.Weight, maxWeight)
+			return 0, nil, nil, unsupported("weight: %d is not between 0 and %d", *ref.Weight, maxWeight)
 		}
 		weight = uint32(*ref.Weight)
 	}
-	req, resp, p := backendFilters(ref.Filters, field)
+	req, resp, p := backendFilters(ref.Filters)
 	return weight, req, resp, p
 }
 

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"hash"
 	"slices"
 	"strconv"
 
@@ -46,33 +45,32 @@ func (n *routeNames) name(ruleName string, m *irv1.RouteMatch) string {
 
 // matchHash hashes what a match means.
 func matchHash(m *irv1.RouteMatch) string {
-	h := sha256.New()
-	writeField(h, m.GetPath().GetType().String())
-	writeField(h, m.GetPath().GetValue())
-	writeField(h, m.GetMethod())
+	b := make([]byte, 0, 128)
+	b = appendField(b, m.GetPath().GetType().String())
+	b = appendField(b, m.GetPath().GetValue())
+	b = appendField(b, m.GetMethod())
 	headers := slices.Clone(m.GetHeaders())
 	slices.SortFunc(headers, func(a, b *irv1.HeaderMatch) int { return cmp.Compare(a.Name, b.Name) })
-	for _, hm := range headers {
-		writeField(h, "header")
-		writeField(h, hm.Name)
-		writeField(h, hm.Value)
-		writeField(h, strconv.FormatBool(hm.Regex))
+	for _, h := range headers {
+		b = appendField(b, "header")
+		b = appendField(b, h.Name)
+		b = appendField(b, h.Value)
+		b = strconv.AppendBool(b, h.Regex)
 	}
 	queries := slices.Clone(m.GetQueryParams())
 	slices.SortFunc(queries, func(a, b *irv1.QueryMatch) int { return cmp.Compare(a.Name, b.Name) })
 	for _, q := range queries {
-		writeField(h, "query")
-		writeField(h, q.Name)
-		writeField(h, q.Value)
-		writeField(h, strconv.FormatBool(q.Regex))
+		b = appendField(b, "query")
+		b = appendField(b, q.Name)
+		b = appendField(b, q.Value)
+		b = strconv.AppendBool(b, q.Regex)
 	}
-	return hex.EncodeToString(h.Sum(nil)[:8])
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
-// writeField writes s to h with its length, so that no two lists of fields
-// hash alike.
-func writeField(h hash.Hash, s string) {
-	var n [binary.MaxVarintLen64]byte
-	h.Write(binary.AppendUvarint(n[:0], uint64(len(s))))
-	h.Write([]byte(s))
+// appendField appends s to b with its length, so that no two lists of
+// fields encode alike.
+func appendField(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }

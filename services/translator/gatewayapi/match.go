@@ -19,17 +19,25 @@ var methods = map[gatewayv1.HTTPMethod]bool{
 
 // httpMatch translates match j of a rule, or says why it cannot be. Of
 // header (or query parameter) matches with equivalent names only the first
-// counts, as the spec requires.
+// counts, as the spec requires. Field names in problems are formatted only
+// when there is one.
 func httpMatch(m *gatewayv1.HTTPRouteMatch, j int) (*irv1.RouteMatch, *problem) {
-	field := fieldf("matches[%d]", j)
-	path, p := pathMatch(m.Path, field+".path")
+	match, p := translateMatch(m)
 	if p != nil {
-		return nil, p
+		return nil, under(p, fieldf("matches[%d]", j))
+	}
+	return match, nil
+}
+
+func translateMatch(m *gatewayv1.HTTPRouteMatch) (*irv1.RouteMatch, *problem) {
+	path, p := pathMatch(m.Path, "")
+	if p != nil {
+		return nil, under(p, "path")
 	}
 	out := &irv1.RouteMatch{Path: path}
 	if m.Method != nil {
 		if !methods[*m.Method] {
-			return nil, unsupported("%s.method: %q is not an HTTP method gatewire supports", field, *m.Method)
+			return nil, unsupported("method: %q is not an HTTP method gatewire supports", *m.Method)
 		}
 		out.Method = string(*m.Method)
 	}
@@ -38,9 +46,9 @@ func httpMatch(m *gatewayv1.HTTPRouteMatch, j int) (*irv1.RouteMatch, *problem) 
 		if containsHeader(out.Headers, name) {
 			continue
 		}
-		hm, p := headerMatch(name, h.Type, h.Value, fieldf("%s.headers[%d]", field, k))
+		hm, p := headerMatch(name, h.Type, h.Value, "")
 		if p != nil {
-			return nil, p
+			return nil, under(p, fieldf("headers[%d]", k))
 		}
 		out.Headers = append(out.Headers, hm)
 	}
@@ -48,17 +56,18 @@ func httpMatch(m *gatewayv1.HTTPRouteMatch, j int) (*irv1.RouteMatch, *problem) 
 		if containsQuery(out.QueryParams, string(q.Name)) {
 			continue
 		}
-		qm, p := queryMatch(string(q.Name), q.Type, q.Value, fieldf("%s.queryParams[%d]", field, k))
+		qm, p := queryMatch(string(q.Name), q.Type, q.Value, "")
 		if p != nil {
-			return nil, p
+			return nil, under(p, fieldf("queryParams[%d]", k))
 		}
 		out.QueryParams = append(out.QueryParams, qm)
 	}
 	return out, nil
 }
 
-// pathMatch translates a path match; a missing type or value is the spec's
-// default, PathPrefix "/".
+// pathMatch translates the path match of field (a problem names its
+// fields under field, or from the match when field is ""); a missing type
+// or value is the spec's default, PathPrefix "/".
 func pathMatch(m *gatewayv1.HTTPPathMatch, field string) (*irv1.PathMatch, *problem) {
 	typ, value := gatewayv1.PathMatchPathPrefix, "/"
 	if m != nil && m.Type != nil {
@@ -67,60 +76,59 @@ func pathMatch(m *gatewayv1.HTTPPathMatch, field string) (*irv1.PathMatch, *prob
 	if m != nil && m.Value != nil {
 		value = *m.Value
 	}
+	var out *irv1.PathMatch
+	var p *problem
 	switch typ {
 	case gatewayv1.PathMatchExact:
-		if p := checkPath(value, field+".value"); p != nil {
-			return nil, p
-		}
-		return &irv1.PathMatch{Type: irv1.PathMatch_TYPE_EXACT, Value: value}, nil
+		out, p = &irv1.PathMatch{Type: irv1.PathMatch_TYPE_EXACT, Value: value}, checkPath(value, "value")
 	case gatewayv1.PathMatchPathPrefix:
-		if p := checkPath(value, field+".value"); p != nil {
-			return nil, p
-		}
-		return &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: value}, nil
+		out, p = &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: value}, checkPath(value, "value")
 	case gatewayv1.PathMatchRegularExpression:
-		if p := checkRegex(value, field+".value"); p != nil {
-			return nil, p
-		}
-		return &irv1.PathMatch{Type: irv1.PathMatch_TYPE_REGEX, Value: value}, nil
+		out, p = &irv1.PathMatch{Type: irv1.PathMatch_TYPE_REGEX, Value: value}, checkRegex(value, "value")
+	default:
+		p = unsupported("type: %q is not supported", typ)
 	}
-	return nil, unsupported("%s.type: %q is not supported", field, typ)
+	if p != nil {
+		return nil, under(p, field)
+	}
+	return out, nil
 }
 
-// headerMatch translates a header match on the lower-case header name.
+// headerMatch translates a header match on the lower-case header name. A
+// problem names its fields under field, or from the match when field is "".
 func headerMatch(name string, typ *gatewayv1.HeaderMatchType, value, field string) (*irv1.HeaderMatch, *problem) {
-	if p := checkHeaderName(name, field+".name"); p != nil {
-		return nil, p
+	if p := checkHeaderName(name, "name"); p != nil {
+		return nil, under(p, field)
 	}
-	regex, p := matchValue(typ, value, field)
+	regex, p := matchValue(typ, value)
 	if p != nil {
-		return nil, p
+		return nil, under(p, field)
 	}
 	return &irv1.HeaderMatch{Name: name, Value: value, Regex: regex}, nil
 }
 
 // queryMatch translates a query parameter match; names are case-sensitive.
 func queryMatch(name string, typ *gatewayv1.QueryParamMatchType, value, field string) (*irv1.QueryMatch, *problem) {
-	if p := checkHeaderName(name, field+".name"); p != nil {
-		return nil, p
+	if p := checkHeaderName(name, "name"); p != nil {
+		return nil, under(p, field)
 	}
-	regex, p := matchValue(typ, value, field)
+	regex, p := matchValue(typ, value)
 	if p != nil {
-		return nil, p
+		return nil, under(p, field)
 	}
 	return &irv1.QueryMatch{Name: name, Value: value, Regex: regex}, nil
 }
 
 // matchValue checks the value of a header or query parameter match of type
 // typ (Exact when nil) and reports whether it is a regular expression.
-func matchValue[T ~string](typ *T, value, field string) (bool, *problem) {
+func matchValue[T ~string](typ *T, value string) (bool, *problem) {
 	switch {
 	case typ == nil || string(*typ) == string(gatewayv1.HeaderMatchExact):
-		return false, checkHeaderValue(value, field+".value")
+		return false, checkHeaderValue(value, "value")
 	case string(*typ) == string(gatewayv1.HeaderMatchRegularExpression):
-		return true, checkRegex(value, field+".value")
+		return true, checkRegex(value, "value")
 	}
-	return false, unsupported("%s.type: %q is not supported", field, *typ)
+	return false, unsupported("type: %q is not supported", *typ)
 }
 
 func containsHeader(hs []*irv1.HeaderMatch, name string) bool {
