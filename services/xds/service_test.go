@@ -133,9 +133,16 @@ func nackCounted(t *testing.T, h *harness, ctx context.Context) {
 		t.Fatal(err)
 	}
 	h.waitCount(t, 1, "gatewire_xds_nacks_total", attrs(gateway, "v2", resource.ClusterType)...)
-	if len(h.logs.lines(`"msg":"xds nack"`, `"gateway":"ns/gw"`, `"version":"v2"`,
-		`"error_detail":"cluster backend: no healthy upstream config"`)) != 1 {
-		t.Errorf("no nack log line with the error detail:\n%s", h.logs.lines("nack"))
+	// The counter moves before the log line is written: wait for the line.
+	nackLines := func() []string {
+		return h.logs.lines(`"msg":"xds nack"`, `"gateway":"ns/gw"`, `"version":"v2"`,
+			`"error_detail":"cluster backend: no healthy upstream config"`)
+	}
+	for deadline := time.Now().Add(5 * time.Second); len(nackLines()) == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(nackLines()) != 1 {
+		t.Errorf("want one nack log line with the error detail, got:\n%s", h.logs.lines("nack"))
 	}
 }
 
