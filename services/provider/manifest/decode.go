@@ -221,8 +221,8 @@ func (d *decoder) valid(n *yaml.Node, kind Kind, name string, obj map[string]any
 	}
 	for _, e := range errs {
 		msg := e.Error()
-		if e.Field == "<nil>" { // an error on the object as a whole
-			msg = e.ErrorBody()
+		if e.Field == "<nil>" { // a note on the object as a whole
+			msg = e.Detail
 		}
 		d.problem(lineOf(n, e.Field), "%s %s: %s", kind.Kind, name, msg)
 	}

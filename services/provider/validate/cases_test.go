@@ -38,7 +38,7 @@ spec:
   - matches: [{path: {type: Regex, value: "/x"}}]
     backendRefs: [{name: b}]`, want: []string{
 		"spec.rules[0].matches[0].path.type: Unsupported value: \"Regex\": supported values: \"Exact\", \"PathPrefix\", \"RegularExpression\"",
-		"<nil>: Invalid value: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+		"<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
 	}},
 	{name: "httproute v1beta1 ok", in: `
 apiVersion: gateway.networking.k8s.io/v1beta1

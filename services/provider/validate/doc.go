@@ -56,5 +56,10 @@
 // everything that depends on other objects or on an earlier version of the
 // object (immutable fields, ratcheting).
 //
+// A test creates every case of the package's tests on a real kube-apiserver
+// with the same CustomResourceDefinitions (envtest, server-side dry run) and
+// checks that the server refuses the same objects, with the same errors for
+// the Gateway API kinds.
+//
 // Everything in the package is safe for concurrent use.
 package validate

@@ -90,7 +90,7 @@ func blockingError(errs field.ErrorList) *field.Error {
 		switch e.Type {
 		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong,
 			field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
-			return field.Invalid(nil, field.OmitValueType{}, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")
+			return field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")
 		}
 	}
 	return nil
