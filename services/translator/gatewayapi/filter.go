@@ -63,10 +63,10 @@ func (t *translation) httpFilters(ns string, filters []gatewayv1.HTTPRouteFilter
 		seen[f.Type] = true
 		t.httpFilter(ns, f, i, out)
 	}
-	switch {
-	case out.redirect != nil && out.rewrite != nil:
+	switch redirect := seen[gatewayv1.HTTPRouteFilterRequestRedirect]; {
+	case redirect && seen[gatewayv1.HTTPRouteFilterURLRewrite]:
 		out.fail(incompatible("filters RequestRedirect and URLRewrite cannot be combined"))
-	case out.redirect != nil && len(out.mirrors) > 0:
+	case redirect && seen[gatewayv1.HTTPRouteFilterRequestMirror]:
 		out.fail(incompatible("filters RequestRedirect and RequestMirror cannot be combined: a redirect forwards nothing to mirror"))
 	}
 	return out
