@@ -20,10 +20,7 @@ func processGRPCRoutes(t *translation) {
 
 func (t *translation) attachGRPCRoute(route *gatewayv1.GRPCRoute) {
 	rules := t.buildGRPCRules(route)
-	hostnames := make([]string, len(route.Spec.Hostnames))
-	for i, h := range route.Spec.Hostnames {
-		hostnames[i] = string(h)
-	}
+	hostnames, badHostname := routeHostnames(route.Spec.Hostnames)
 	kind := busv1.RouteGroupKind{Group: gatewayv1.GroupName, Kind: resources.KindGRPCRoute}
 	status := &busv1.Status{
 		Object:             objectRef(gatewayv1.GroupName, resources.KindGRPCRoute, route.Namespace, route.Name),
@@ -42,9 +39,7 @@ func (t *translation) attachGRPCRoute(route *gatewayv1.GRPCRoute) {
 		if p == nil {
 			attached, p = t.withoutKindConflicts(resources.KindGRPCRoute, &route.ObjectMeta, attached)
 		}
-		if p == nil {
-			p = rules.notAccepted()
-		}
+		p = cmpProblem(p, badHostname, rules.notAccepted())
 		var cs conditions
 		if p != nil {
 			cs.set(string(gatewayv1.RouteConditionAccepted), false, p.reason, p.message)

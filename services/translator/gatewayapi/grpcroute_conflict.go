@@ -72,9 +72,9 @@ func processRouteKindConflicts(t *translation) {
 // kindCandidates adds the listeners a route's parentRefs would attach it
 // to, with its hostnames there.
 func (t *translation) kindCandidates(out []kindCandidate, kind string, meta *metav1.ObjectMeta, refs []gatewayv1.ParentReference, hosts []gatewayv1.Hostname) []kindCandidate {
-	hostnames := make([]string, len(hosts))
-	for i, h := range hosts {
-		hostnames[i] = string(h)
+	hostnames, bad := routeHostnames(hosts)
+	if bad != nil {
+		return out // not accepted anywhere
 	}
 	rgk := busv1.RouteGroupKind{Group: gatewayv1.GroupName, Kind: kind}
 	for _, ref := range refs {

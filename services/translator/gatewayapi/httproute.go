@@ -44,6 +44,9 @@ func (t *translation) attachHTTPRoute(route *gatewayv1.HTTPRoute) {
 		}
 		seen[key] = true
 		attached, p := t.selectListeners(ref, &kind, route.Namespace, hostnames)
+		if p == nil {
+			attached, p = t.withoutKindConflicts(resources.KindHTTPRoute, &route.ObjectMeta, attached)
+		}
 		p = cmpProblem(p, badHostname, rules.notAccepted())
 		var cs conditions
 		if p != nil {

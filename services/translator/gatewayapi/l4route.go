@@ -24,6 +24,9 @@ type l4Route struct {
 	parents   []gatewayv1.ParentReference
 	hostnames []string                 // TLSRoute only: the SNI names
 	rules     [][]gatewayv1.BackendRef // the backendRefs of each rule
+	// badHostname is why a hostname is not valid: the route is accepted
+	// nowhere.
+	badHostname *problem
 }
 
 // l4Entry is one L4 route placed on an IR listener, with what its
@@ -82,6 +85,7 @@ func (t *translation) attachL4(r *l4Route, placed l4Placement) {
 		}
 		seen[key] = true
 		attached, p := t.selectListeners(ref, &kind, r.meta.Namespace, r.hostnames)
+		p = cmpProblem(p, r.badHostname)
 		var cs conditions
 		if p != nil {
 			cs.set(string(gatewayv1.RouteConditionAccepted), false, p.reason, p.message)

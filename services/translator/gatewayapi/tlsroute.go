@@ -16,12 +16,9 @@ func processTLSRoutes(t *translation) {
 		for i, rule := range r.Spec.Rules {
 			rules[i] = rule.BackendRefs
 		}
-		hostnames := make([]string, len(r.Spec.Hostnames))
-		for i, h := range r.Spec.Hostnames {
-			hostnames[i] = string(h)
-		}
+		hostnames, bad := routeHostnames(r.Spec.Hostnames)
 		t.attachL4(&l4Route{kind: resources.KindTLSRoute, meta: &r.ObjectMeta, parents: r.Spec.ParentRefs,
-			hostnames: hostnames, rules: rules}, placed)
+			hostnames: hostnames, badHostname: bad, rules: rules}, placed)
 	}
 	placed.finish(func(p *port, rs []*irv1.L4Route) { p.ir.TlsRoutes = rs })
 }
