@@ -196,7 +196,8 @@ type Gateway struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	Namespace string                 `protobuf:"bytes,1,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	Name      string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	// listeners are sorted by port; one Listener per port.
+	// listeners are sorted by port, then name; one Listener per port and
+	// transport (a UDP port has its own).
 	Listeners []*Listener `protobuf:"bytes,3,rep,name=listeners,proto3" json:"listeners,omitempty"`
 	// backends are sorted by name; every route destination names one.
 	Backends []*Backend `protobuf:"bytes,4,rep,name=backends,proto3" json:"backends,omitempty"`
@@ -1788,7 +1789,9 @@ func (x *DirectResponse) GetBody() string {
 // Backend is one destination: a port of a Service and its endpoints.
 type Backend struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// name is "<namespace>/<service>/<port>"; it is also the Envoy cluster name.
+	// name is "<namespace>/<service>/<port>", with "/tcp", "/udp" or "/tls"
+	// appended for the backends of TLS, TCP and UDP routes; it is also the
+	// Envoy cluster name.
 	Name      string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Namespace string `protobuf:"bytes,2,opt,name=namespace,proto3" json:"namespace,omitempty"`
 	Service   string `protobuf:"bytes,3,opt,name=service,proto3" json:"service,omitempty"`
