@@ -36,36 +36,51 @@ const (
 //     GATEWIRE_TRANSLATOR_MEMBER_TTL (3s).
 //
 // gateways/s is the translation throughput: gateways over resync or load
-// time. Each iteration takes seconds: run it with -benchtime 1x.
+// time; max-share is the most gateways one replica translated. Each
+// iteration takes seconds: run it with -benchtime 1x.
 func BenchmarkScaleOut(b *testing.B) {
 	rs := fleet(b, scaleGateways, scaleRoutes)
 	want := finalDigests(b, rs)
 	srv := bustest.Server(b)
 	for _, n := range []int{1, 2} {
 		b.Run(fmt.Sprintf("resync/replicas=%d", n), func(b *testing.B) {
-			measure(b, "resync", func() time.Duration { return resync(b, srv, rs, want, n) })
+			measure(b, "resync", func() (time.Duration, int) { return resync(b, srv, rs, want, n) })
 		})
 		b.Run(fmt.Sprintf("load/replicas=%d", n), func(b *testing.B) {
-			measure(b, "load", func() time.Duration { return load(b, srv, rs, want, n) })
+			measure(b, "load", func() (time.Duration, int) { return load(b, srv, rs, want, n) })
 		})
 	}
 	b.Run("failover/replicas=2", func(b *testing.B) {
-		measure(b, "failover", func() time.Duration { return failover(b, srv, rs) })
+		measure(b, "failover", func() (time.Duration, int) { return failover(b, srv, rs) })
 	})
 }
 
 // measure runs one timed phase per iteration and reports its mean in
-// seconds, and the gateways translated per second.
-func measure(b *testing.B, name string, phase func() time.Duration) {
+// seconds, the gateways translated per second and the largest share of
+// them one replica translated.
+func measure(b *testing.B, name string, phase func() (time.Duration, int)) {
 	var total time.Duration
+	share := 0
 	for range b.N {
-		total += phase()
+		d, n := phase()
+		total += d
+		share = max(share, n)
 	}
 	secs := total.Seconds() / float64(b.N)
 	b.ReportMetric(secs, name+"-s")
 	if name != "failover" {
 		b.ReportMetric(scaleGateways/secs, "gateways/s")
+		b.ReportMetric(float64(share), "max-share")
 	}
+}
+
+// maxShare is the most gateways one of rs translated since since.
+func maxShare(rs []*replica, since time.Time) int {
+	n := 0
+	for _, r := range rs {
+		n = max(n, len(r.translated(since)))
+	}
+	return n
 }
 
 // benchConfig is the default configuration with a short heartbeat: a lone
@@ -77,7 +92,7 @@ func benchConfig(id string) Config {
 	return cfg
 }
 
-func resync(b *testing.B, srv *server.Server, rs []*busv1.Resource, want map[string]fingerprint, n int) time.Duration {
+func resync(b *testing.B, srv *server.Server, rs []*busv1.Resource, want map[string]fingerprint, n int) (time.Duration, int) {
 	b.StopTimer()
 	c := clusterOn(b, srv)
 	putParallel(b, c.shared, rs)
@@ -89,10 +104,10 @@ func resync(b *testing.B, srv *server.Server, rs []*busv1.Resource, want map[str
 	done := w.wait(b, want)
 	b.StopTimer()
 	stopReplicas(replicas)
-	return done.Sub(start)
+	return done.Sub(start), maxShare(replicas, start)
 }
 
-func load(b *testing.B, srv *server.Server, rs []*busv1.Resource, want map[string]fingerprint, n int) time.Duration {
+func load(b *testing.B, srv *server.Server, rs []*busv1.Resource, want map[string]fingerprint, n int) (time.Duration, int) {
 	b.StopTimer()
 	c := clusterOn(b, srv)
 	replicas := startReplicas(b, c, n, benchConfig)
@@ -104,10 +119,10 @@ func load(b *testing.B, srv *server.Server, rs []*busv1.Resource, want map[strin
 	done := w.wait(b, want)
 	b.StopTimer()
 	stopReplicas(replicas)
-	return done.Sub(start)
+	return done.Sub(start), maxShare(replicas, start)
 }
 
-func failover(b *testing.B, srv *server.Server, rs []*busv1.Resource) time.Duration {
+func failover(b *testing.B, srv *server.Server, rs []*busv1.Resource) (time.Duration, int) {
 	b.StopTimer()
 	c := clusterOn(b, srv)
 	putParallel(b, c.shared, rs)
@@ -132,7 +147,7 @@ func failover(b *testing.B, srv *server.Server, rs []*busv1.Resource) time.Durat
 	done := w.wait(b, want)
 	b.StopTimer()
 	stopReplicas(replicas)
-	return done.Sub(start)
+	return done.Sub(start), maxShare(replicas, start)
 }
 
 // clusterOn opens the buckets of a new system on srv.
