@@ -9,6 +9,7 @@ import (
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
@@ -104,6 +105,7 @@ func resync(b *testing.B, srv *server.Server, rs []*busv1.Resource, want map[str
 	done := w.wait(b, want)
 	b.StopTimer()
 	stopReplicas(replicas)
+	c.drop(b)
 	return done.Sub(start), maxShare(replicas, start)
 }
 
@@ -119,6 +121,7 @@ func load(b *testing.B, srv *server.Server, rs []*busv1.Resource, want map[strin
 	done := w.wait(b, want)
 	b.StopTimer()
 	stopReplicas(replicas)
+	c.drop(b)
 	return done.Sub(start), maxShare(replicas, start)
 }
 
@@ -147,6 +150,7 @@ func failover(b *testing.B, srv *server.Server, rs []*busv1.Resource) (time.Dura
 	done := w.wait(b, want)
 	b.StopTimer()
 	stopReplicas(replicas)
+	c.drop(b)
 	return done.Sub(start), maxShare(replicas, start)
 }
 
@@ -154,6 +158,24 @@ func failover(b *testing.B, srv *server.Server, rs []*busv1.Resource) (time.Dura
 func clusterOn(tb testing.TB, srv *server.Server) *natsCluster {
 	b := bustest.Open(tb, bustest.Connect(tb, srv))
 	return &natsCluster{srv: srv, system: b.System(), shared: b}
+}
+
+// drop deletes the buckets of the cluster's system, so that iterations do
+// not pile data up on the server.
+func (c *natsCluster) drop(tb testing.TB) {
+	js, err := jetstream.New(c.shared.Conn())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, b := range bus.Buckets {
+		if err := js.DeleteKeyValue(ctx, c.shared.BucketName(b)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := js.DeleteObjectStore(ctx, c.system+"-objects"); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 func startReplicas(tb testing.TB, c *natsCluster, n int, config func(id string) Config) []*replica {
