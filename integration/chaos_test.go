@@ -135,6 +135,8 @@ func summarize(kills []string) string {
 
 // chaosCluster is the processes of the chaos test, by role name.
 type chaosCluster struct {
+	nats     *proc
+	natsArgs []string
 	natsURL  string
 	dir      string
 	xdsAddrs []string
@@ -151,10 +153,11 @@ func startChaosCluster(t *testing.T, dir string) *chaosCluster {
 	t.Helper()
 	natsAddr := freeAddr(t)
 	host, port, _ := strings.Cut(natsAddr, ":")
-	nats := start(t, "nats-server", nil, "-a", host, "-p", port, "-js", "-sd", filepath.Join(filepath.Dir(dir), "nats"))
+	args := []string{"-a", host, "-p", port, "-js", "-sd", filepath.Join(filepath.Dir(dir), "nats")}
+	nats := start(t, "nats-server", nil, args...)
 	waitListening(t, nats, natsAddr, 20*time.Second)
-	c := &chaosCluster{natsURL: "nats://" + natsAddr, dir: dir, xdsAddrs: []string{freeAddr(t), freeAddr(t)},
-		procs: map[string]*proc{}, env: map[string][]string{}}
+	c := &chaosCluster{nats: nats, natsArgs: args, natsURL: "nats://" + natsAddr, dir: dir,
+		xdsAddrs: []string{freeAddr(t), freeAddr(t)}, procs: map[string]*proc{}, env: map[string][]string{}}
 	c.env["provider"] = []string{"GATEWIRE_PROVIDER_DIR=" + dir}
 	c.env["xds-a"] = []string{"GATEWIRE_XDS_ADDRESS=" + c.xdsAddrs[0], "GATEWIRE_XDS_REPLICA_ID=xds-a"}
 	c.env["xds-b"] = []string{"GATEWIRE_XDS_ADDRESS=" + c.xdsAddrs[1], "GATEWIRE_XDS_REPLICA_ID=xds-b"}
