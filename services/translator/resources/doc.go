@@ -1,6 +1,6 @@
 // Package resources indexes the Kubernetes objects the translator reads from
 // the resources bucket, decoded into their typed Go structs: GatewayClasses,
-// Gateways, HTTPRoutes, GRPCRoutes, TLSRoutes, TCPRoutes, UDPRoutes,
+// Gateways, ListenerSets, HTTPRoutes, GRPCRoutes, TLSRoutes, TCPRoutes, UDPRoutes,
 // ReferenceGrants, BackendTLSPolicies, Services, EndpointSlices, Namespaces,
 // Secrets and ConfigMaps. Objects of the Gateway API's older versions decode
 // into the v1 types, whose schema they share.
@@ -13,6 +13,8 @@
 // time in proportion to what is involved, not to the size of the cluster:
 //
 //   - routes (of every kind) by parent gateway and by backend Service;
+//   - ListenerSets by parent gateway, and routes by the ListenerSets they
+//     name as parents (such a route belongs to the ListenerSet's gateway);
 //   - EndpointSlices by Service, gateways by class;
 //   - Secrets → the gateways that use them as certificates (their
 //     listeners', or the client certificate they present to backends);

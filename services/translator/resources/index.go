@@ -47,6 +47,7 @@ type Index struct {
 	namespaces     map[string]*corev1.Namespace
 	secrets        map[types.NamespacedName]*corev1.Secret
 	configMaps     map[types.NamespacedName]*corev1.ConfigMap
+	listenerSets   listenerSetIndex
 
 	// gatewaysByClass: class name → gateways of that class.
 	gatewaysByClass refIndex[string]
@@ -89,6 +90,7 @@ func NewIndex() *Index {
 		namespaces:          map[string]*corev1.Namespace{},
 		secrets:             map[types.NamespacedName]*corev1.Secret{},
 		configMaps:          map[types.NamespacedName]*corev1.ConfigMap{},
+		listenerSets:        newListenerSetIndex(),
 		gatewaysByClass:     newRefIndex[string](),
 		routesByGateway:     newRefIndex[types.NamespacedName](),
 		routesByService:     newRefIndex[types.NamespacedName](),

@@ -42,6 +42,7 @@ var kinds = map[string]kind{
 	KindNamespace:        namespaceKind{},
 	KindSecret:           secretKind{},
 	KindConfigMap:        configMapKind{},
+	KindListenerSet:      listenerSetKind{},
 }
 
 // decode unmarshals r.Object into obj and makes its identity that of the
@@ -63,6 +64,7 @@ func decode(r *busv1.Resource, obj metav1.Object, nn types.NamespacedName) error
 
 // objectAffects adds the gateways that a Gateway or a route is part of.
 func objectAffects(x *Index, k ObjectKey, c *changeSet) {
+	listenerSetAffects(x, k, c)
 	if k.Kind == KindGateway {
 		c.gateway(k.NamespacedName)
 		return

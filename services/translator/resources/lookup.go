@@ -69,7 +69,7 @@ func (x *Index) UDPRoutesFor(gateway types.NamespacedName) []*gatewayv1.UDPRoute
 }
 
 func routesFor[R any](x *Index, kind string, objects map[types.NamespacedName]*R, gateway types.NamespacedName) []*R {
-	names := x.routesByGateway.sourcesOf(kind, gateway)
+	names := x.routeNames(kind, gateway)
 	out := make([]*R, 0, len(names))
 	for _, nn := range names {
 		out = append(out, objects[nn])

@@ -108,6 +108,7 @@ func (secretKind) put(x *Index, nn types.NamespacedName, r *busv1.Resource) erro
 func (secretKind) remove(x *Index, nn types.NamespacedName) { delete(x.secrets, nn) }
 
 func (secretKind) affected(x *Index, nn types.NamespacedName, c *changeSet) {
+	listenerSetSecretAffects(x, nn, c)
 	for _, gw := range x.secretsByGateway.sources(nn) {
 		c.gateway(gw.NamespacedName)
 	}

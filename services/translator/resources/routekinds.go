@@ -32,6 +32,7 @@ func (k routeKind[R, P]) put(x *Index, nn types.NamespacedName, r *busv1.Resourc
 	src := key(k.kind, nn)
 	services := ServiceRefs(nn.Namespace, k.backends(obj))
 	x.routesByGateway.set(src, ParentGateways(nn.Namespace, k.parents(obj)))
+	x.listenerSets.routes.set(src, ParentListenerSets(nn.Namespace, k.parents(obj)))
 	x.routesByService.set(src, services)
 	x.crossRefs.set(src, crossNamespace(nn.Namespace, services))
 	return nil
@@ -41,6 +42,7 @@ func (k routeKind[R, P]) remove(x *Index, nn types.NamespacedName) {
 	delete(k.objects(x), nn)
 	src := key(k.kind, nn)
 	x.routesByGateway.set(src, nil)
+	x.listenerSets.routes.set(src, nil)
 	x.routesByService.set(src, nil)
 	x.crossRefs.set(src, nil)
 }
