@@ -448,17 +448,21 @@ type Status struct {
 	// gateway is the Gateway this entry was computed for.
 	Gateway            *ObjectRef `protobuf:"bytes,2,opt,name=gateway,proto3" json:"gateway,omitempty"`
 	ObservedGeneration int64      `protobuf:"varint,3,opt,name=observed_generation,json=observedGeneration,proto3" json:"observed_generation,omitempty"`
-	// conditions are the object's own conditions (GatewayClass, Gateway).
+	// conditions are the object's own conditions (GatewayClass, Gateway,
+	// ListenerSet).
 	Conditions []*Condition `protobuf:"bytes,4,rep,name=conditions,proto3" json:"conditions,omitempty"`
-	// listeners is set on Gateways.
+	// listeners is set on Gateways and ListenerSets.
 	Listeners []*ListenerStatus `protobuf:"bytes,5,rep,name=listeners,proto3" json:"listeners,omitempty"`
 	// parents is set on routes: the entries for the parent references that name
 	// this entry's gateway.
 	Parents []*RouteParentStatus `protobuf:"bytes,6,rep,name=parents,proto3" json:"parents,omitempty"`
 	// addresses is set on Gateways when their proxies have addresses.
-	Addresses     []string `protobuf:"bytes,7,rep,name=addresses,proto3" json:"addresses,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Addresses []string `protobuf:"bytes,7,rep,name=addresses,proto3" json:"addresses,omitempty"`
+	// attached_listener_sets is set on Gateways that allow ListenerSets, or
+	// that ListenerSets name as parent: how many of those are Accepted.
+	AttachedListenerSets *int32 `protobuf:"varint,8,opt,name=attached_listener_sets,json=attachedListenerSets,proto3,oneof" json:"attached_listener_sets,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *Status) Reset() {
@@ -540,6 +544,13 @@ func (x *Status) GetAddresses() []string {
 	return nil
 }
 
+func (x *Status) GetAttachedListenerSets() int32 {
+	if x != nil && x.AttachedListenerSets != nil {
+		return *x.AttachedListenerSets
+	}
+	return 0
+}
+
 var File_gatewire_bus_v1_status_proto protoreflect.FileDescriptor
 
 const file_gatewire_bus_v1_status_proto_rawDesc = "" +
@@ -579,7 +590,7 @@ const file_gatewire_bus_v1_status_proto_rawDesc = "" +
 	"\x0fattached_routes\x18\x03 \x01(\x05R\x0eattachedRoutes\x12:\n" +
 	"\n" +
 	"conditions\x18\x04 \x03(\v2\x1a.gatewire.bus.v1.ConditionR\n" +
-	"conditions\"\xfa\x02\n" +
+	"conditions\"\xd0\x03\n" +
 	"\x06Status\x122\n" +
 	"\x06object\x18\x01 \x01(\v2\x1a.gatewire.bus.v1.ObjectRefR\x06object\x124\n" +
 	"\agateway\x18\x02 \x01(\v2\x1a.gatewire.bus.v1.ObjectRefR\agateway\x12/\n" +
@@ -589,7 +600,9 @@ const file_gatewire_bus_v1_status_proto_rawDesc = "" +
 	"conditions\x12=\n" +
 	"\tlisteners\x18\x05 \x03(\v2\x1f.gatewire.bus.v1.ListenerStatusR\tlisteners\x12<\n" +
 	"\aparents\x18\x06 \x03(\v2\".gatewire.bus.v1.RouteParentStatusR\aparents\x12\x1c\n" +
-	"\taddresses\x18\a \x03(\tR\taddressesB:Z8github.com/gatewire/gatewire/proto/gatewire/bus/v1;busv1b\x06proto3"
+	"\taddresses\x18\a \x03(\tR\taddresses\x129\n" +
+	"\x16attached_listener_sets\x18\b \x01(\x05H\x00R\x14attachedListenerSets\x88\x01\x01B\x19\n" +
+	"\x17_attached_listener_setsB:Z8github.com/gatewire/gatewire/proto/gatewire/bus/v1;busv1b\x06proto3"
 
 var (
 	file_gatewire_bus_v1_status_proto_rawDescOnce sync.Once
@@ -635,6 +648,7 @@ func file_gatewire_bus_v1_status_proto_init() {
 	if File_gatewire_bus_v1_status_proto != nil {
 		return
 	}
+	file_gatewire_bus_v1_status_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
