@@ -69,14 +69,14 @@
 // # Status
 //
 // The status bucket is followed into a status.Store on every replica. On
-// the elected replica, one controller per kind (GatewayClass, Gateway and
-// the five route kinds) merges an object's entries with its live status
-// (package status says how) whenever an entry or the object changes, and
-// writes the status subresource when the result differs from the cached
-// object. The write starts from the object read from the API server and is
-// retried on conflict (client-go's retry.DefaultRetry). Writes and conflicts
-// are counted in gatewire_provider_status_writes_total and
-// gatewire_provider_status_conflicts_total (attribute kind), and by
+// the elected replica, one controller per kind (GatewayClass, Gateway, the
+// five route kinds and BackendTLSPolicy) merges an object's entries with its
+// live status (package status says how) whenever an entry or the object
+// changes, and writes the status subresource when the result differs from
+// the cached object. The write starts from the object read from the API
+// server and is retried on conflict (client-go's retry.DefaultRetry).
+// Writes and conflicts are counted in gatewire_provider_status_writes_total
+// and gatewire_provider_status_conflicts_total (attribute kind), and by
 // StatusWrites and StatusConflicts. A status controller starts only once
 // the status bucket has been read in full, so no status is written from
 // part of an object's entries.
@@ -93,9 +93,9 @@
 // # Permissions
 //
 // get, list and watch on every published kind, secrets and configmaps
-// included; update on the status subresource of gatewayclasses, gateways
-// and the route kinds; in the lease namespace, get, create and update on
-// coordination.k8s.io leases, and create and patch on events (the leader
-// election records one when a replica takes the Lease). A test runs the
-// provider with exactly these.
+// included; update on the status subresource of gatewayclasses, gateways,
+// the route kinds and backendtlspolicies; in the lease namespace, get,
+// create and update on coordination.k8s.io leases, and create and patch on
+// events (the leader election records one when a replica takes the Lease).
+// A test runs the provider with exactly these.
 package kube

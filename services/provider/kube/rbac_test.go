@@ -18,7 +18,7 @@ var permissions = []rbacv1.PolicyRule{
 		"referencegrants", "backendtlspolicies"}},
 	{APIGroups: []string{gatewayv1.GroupName}, Verbs: []string{"update"}, Resources: []string{
 		"gatewayclasses/status", "gateways/status", "httproutes/status", "grpcroutes/status",
-		"tlsroutes/status", "tcproutes/status", "udproutes/status"}},
+		"tlsroutes/status", "tcproutes/status", "udproutes/status", "backendtlspolicies/status"}},
 	{APIGroups: []string{""}, Verbs: []string{"get", "list", "watch"}, Resources: []string{"namespaces", "services", "secrets", "configmaps"}},
 	{APIGroups: []string{"discovery.k8s.io"}, Verbs: []string{"get", "list", "watch"}, Resources: []string{"endpointslices"}},
 }

@@ -45,6 +45,9 @@ var statusKinds = map[string]setStatus{
 	"TLSRoute":  route(func(o client.Object) *gatewayv1.RouteStatus { return &o.(*gatewayv1.TLSRoute).Status.RouteStatus }),
 	"TCPRoute":  route(func(o client.Object) *gatewayv1.RouteStatus { return &o.(*gatewayv1.TCPRoute).Status.RouteStatus }),
 	"UDPRoute":  route(func(o client.Object) *gatewayv1.RouteStatus { return &o.(*gatewayv1.UDPRoute).Status.RouteStatus }),
+
+	// One entry per Gateway in status.ancestors (policystatus.go).
+	"BackendTLSPolicy": policyAncestors,
 }
 
 func route(statusOf func(client.Object) *gatewayv1.RouteStatus) setStatus {
