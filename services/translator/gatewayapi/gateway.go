@@ -71,6 +71,7 @@ func (t *translation) gatewayStatus() *busv1.Status {
 		ObservedGeneration: gen,
 		Conditions:         t.gatewayConditions.stamp(gen),
 	}
+	st.AttachedListenerSets = t.attachedListenerSets()
 	for _, l := range t.listeners {
 		st.Listeners = append(st.Listeners, &busv1.ListenerStatus{
 			Name:           string(l.spec.Name),

@@ -37,6 +37,7 @@ var protocols = map[gatewayv1.ProtocolType]protocol{
 // listener is one Gateway listener and what the translation found about it.
 type listener struct {
 	spec     *gatewayv1.Listener
+	set      *listenerSet // the ListenerSet that declares it; nil for the Gateway's own
 	proto    protocol
 	hostname string // "" when the listener names none (or its protocol has none)
 	kinds    []*busv1.RouteGroupKind
@@ -73,7 +74,7 @@ func (l *listener) programmed() bool {
 func processListeners(t *translation) {
 	t.gatewayTLS()
 	for i := range t.gateway.Spec.Listeners {
-		t.listeners = append(t.listeners, t.newListener(&t.gateway.Spec.Listeners[i]))
+		t.listeners = append(t.listeners, t.newListener(&t.gateway.Spec.Listeners[i], nil))
 	}
 	markConflicts(t.listeners)
 	for _, l := range t.listeners {
@@ -89,8 +90,8 @@ func processListeners(t *translation) {
 	}
 }
 
-func (t *translation) newListener(spec *gatewayv1.Listener) *listener {
-	l := &listener{spec: spec, admits: func(string) bool { return false }}
+func (t *translation) newListener(spec *gatewayv1.Listener, set *listenerSet) *listener {
+	l := &listener{spec: spec, set: set, admits: func(string) bool { return false }}
 	proto, ok := protocols[spec.Protocol]
 	if !ok {
 		l.notAccepted = &problem{string(gatewayv1.ListenerReasonUnsupportedProtocol),
@@ -106,7 +107,7 @@ func (t *translation) newListener(spec *gatewayv1.Listener) *listener {
 		l.notAccepted = p
 		return l
 	}
-	admits, p := t.admission(spec.AllowedRoutes)
+	admits, p := t.admission(spec.AllowedRoutes, l.namespace(t.name.Namespace))
 	if p != nil {
 		l.notAccepted = p
 		return l
@@ -154,8 +155,9 @@ func contains[T comparable](s []T, v T) bool {
 	return false
 }
 
-// admission returns which namespaces a listener admits routes from.
-func (t *translation) admission(allowed *gatewayv1.AllowedRoutes) (func(string) bool, *problem) {
+// admission returns which namespaces a listener declared in namespace own
+// admits routes from.
+func (t *translation) admission(allowed *gatewayv1.AllowedRoutes, own string) (func(string) bool, *problem) {
 	from := gatewayv1.NamespacesFromSame
 	var selector *metav1.LabelSelector
 	if allowed != nil && allowed.Namespaces != nil {
@@ -166,7 +168,6 @@ func (t *translation) admission(allowed *gatewayv1.AllowedRoutes) (func(string) 
 	}
 	switch from {
 	case gatewayv1.NamespacesFromSame:
-		own := t.name.Namespace
 		return func(ns string) bool { return ns == own }, nil
 	case gatewayv1.NamespacesFromAll:
 		return func(string) bool { return true }, nil
@@ -206,7 +207,7 @@ func (t *translation) openPort(l *listener) {
 		p = &port{ir: &irv1.Listener{Port: n}, routes: map[*listener]map[string][]entry{}}
 		ports[n] = p
 	}
-	p.ir.GatewayListeners = append(p.ir.GatewayListeners, string(l.spec.Name))
+	p.ir.GatewayListeners = append(p.ir.GatewayListeners, l.qualifiedName())
 	if !l.programmed() {
 		return
 	}
@@ -228,7 +229,7 @@ func (t *translation) openPort(l *listener) {
 // A port with no programmed listener keeps no protocol: it is left out of
 // the IR.
 func (t *translation) nameListener(p *port, udp bool) {
-	for _, l := range t.listeners {
+	for _, l := range t.allListeners() {
 		if !l.programmed() || uint32(l.spec.Port) != p.ir.Port || l.proto.udp != udp {
 			continue
 		}

@@ -57,7 +57,7 @@ func (t *translation) listenerTLS(l *listener) *problem {
 			fmt.Sprintf("tls.certificateRefs is required: this %s listener terminates TLS", l.spec.Protocol)}
 		return nil
 	}
-	certs, p := t.certificates(cfg.CertificateRefs)
+	certs, p := t.certificates(t.declaredBy(l), cfg.CertificateRefs)
 	l.certificates = certs
 	if p != nil {
 		l.unresolved = p
@@ -68,11 +68,11 @@ func (t *translation) listenerTLS(l *listener) *problem {
 // certificates resolves the certificateRefs of an HTTPS listener: the SDS
 // names of the valid ones, each kept in t.secrets, and the problem of the
 // first invalid one.
-func (t *translation) certificates(refs []gatewayv1.SecretObjectReference) ([]string, *problem) {
+func (t *translation) certificates(from Reference, refs []gatewayv1.SecretObjectReference) ([]string, *problem) {
 	var names []string
 	var first *problem
 	for i, ref := range refs {
-		name, p := t.certificate(ref)
+		name, p := t.certificateFrom(from, ref)
 		if p != nil {
 			if first == nil {
 				first = &problem{p.reason, fmt.Sprintf("tls.certificateRefs[%d]: %s", i, p.message)}
@@ -91,14 +91,19 @@ func (t *translation) certificates(refs []gatewayv1.SecretObjectReference) ([]st
 // PEM certificate chain and key are valid. Messages name the Secret and
 // what is wrong, never what it holds.
 func (t *translation) certificate(ref gatewayv1.SecretObjectReference) (string, *problem) {
-	nn := types.NamespacedName{Namespace: resources.NamespaceOr(ref.Namespace, t.name.Namespace), Name: string(ref.Name)}
+	return t.certificateFrom(Reference{Group: gatewayv1.GroupName, Kind: resources.KindGateway, Namespace: t.name.Namespace}, ref)
+}
+
+// certificateFrom resolves a certificateRef of the object from (the
+// Gateway or a ListenerSet), whose namespace is the reference's default.
+func (t *translation) certificateFrom(from Reference, ref gatewayv1.SecretObjectReference) (string, *problem) {
+	nn := types.NamespacedName{Namespace: resources.NamespaceOr(ref.Namespace, from.Namespace), Name: string(ref.Name)}
 	invalid := func(format string, args ...any) (string, *problem) {
 		return "", &problem{string(gatewayv1.ListenerReasonInvalidCertificateRef), fmt.Sprintf(format, args...)}
 	}
 	if !resources.IsSecretRef(ref.Group, ref.Kind) {
 		return invalid("%s %s: only Secrets hold certificates", groupKind(ref.Group, ref.Kind), nn)
 	}
-	from := Reference{Group: gatewayv1.GroupName, Kind: resources.KindGateway, Namespace: t.name.Namespace}
 	if !t.allowed(from, Reference{Kind: resources.KindSecret, Namespace: nn.Namespace, Name: nn.Name}) {
 		return "", &problem{string(gatewayv1.ListenerReasonRefNotPermitted),
 			fmt.Sprintf("Secret %s: no ReferenceGrant in namespace %q allows it", nn, nn.Namespace)}

@@ -47,7 +47,7 @@ func (t *translation) isolate(p *port, l *listener, hostnames []string) []string
 func (t *translation) mostSpecific(p *port, hostname string) *listener {
 	var best *listener
 	bestRank := -1
-	for _, l := range t.listeners {
+	for _, l := range t.allListeners() {
 		if !l.programmed() || l.proto.udp || uint32(l.spec.Port) != p.ir.Port {
 			continue
 		}

@@ -33,6 +33,7 @@ type processor func(t *translation)
 // a gateway-wide feature is one more entry.
 var processors = []processor{
 	processListeners,          // Gateway listeners → ports, certificates, listener conditions
+	processListenerSets,       // the listeners of the ListenerSets the Gateway allows, after its own
 	processRouteKindConflicts, // HTTPRoutes and GRPCRoutes that share hostnames on a listener → the losers
 	processHTTPRoutes,         // HTTPRoutes → virtual hosts, backends, route statuses
 	processGRPCRoutes,         // GRPCRoutes → virtual hosts (HTTP/2 backends), route statuses
@@ -41,6 +42,7 @@ var processors = []processor{
 	processUDPRoutes,          // UDPRoutes → UDP proxies, route statuses
 	processBackendTLSPolicies, // BackendTLSPolicies → TLS to the backends in use, policy statuses
 	processGateway,            // Gateway conditions from its listeners
+	processListenerSetStatus,  // ListenerSet conditions, their listeners' statuses
 }
 
 // translation is the state of one call to Translate; it is never shared.
@@ -55,6 +57,9 @@ type translation struct {
 	backends  map[string]*irv1.Backend // the backends routes send traffic to
 	resolved  map[string]resolved      // backendRefs resolved so far, by backend name
 	secrets   map[string]*irv1.Secret  // the certificates listeners serve, by name
+	// listenerSets are the ListenerSets that name the gateway, in
+	// precedence order (processListenerSets).
+	listenerSets []*listenerSet
 	// kindRejected are the HTTPRoutes and GRPCRoutes a listener rejects for
 	// a hostname a route of the other kind has (processRouteKindConflicts).
 	kindRejected map[routeOnListener]*problem
