@@ -81,11 +81,11 @@ func processListenerSets(t *translation) {
 // ListenerSet of namespace ns out (NotAllowed), or nil. By default a
 // Gateway allows none.
 func (t *translation) admitsListenerSet(ns string) *problem {
-	from := gatewayv1.NamespacesFromNone
+	from, byDefault := gatewayv1.NamespacesFromNone, ", the default"
 	var selector *metav1.LabelSelector
 	if al := t.gateway.Spec.AllowedListeners; al != nil && al.Namespaces != nil {
 		if al.Namespaces.From != nil {
-			from = *al.Namespaces.From
+			from, byDefault = *al.Namespaces.From, ""
 		}
 		selector = al.Namespaces.Selector
 	}
@@ -110,7 +110,10 @@ func (t *translation) admitsListenerSet(ns string) *problem {
 		}
 		return notAllowed("Gateway %s does not select namespace %q for ListenerSets", t.name, ns)
 	}
-	return notAllowed("Gateway %s does not allow ListenerSets (allowedListeners.namespaces.from is %s)", t.name, from)
+	if from == gatewayv1.NamespacesFromNone {
+		return notAllowed("Gateway %s allows no ListenerSet (allowedListeners.namespaces.from is None%s)", t.name, byDefault)
+	}
+	return notAllowed("Gateway %s: allowedListeners.namespaces.from %q is not supported", t.name, from)
 }
 
 // setListeners returns the listeners of the merged ListenerSets, in

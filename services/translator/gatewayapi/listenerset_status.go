@@ -82,8 +82,14 @@ func (s *listenerSet) conditions() conditions {
 		return cs
 	}
 	message := "ListenerSet is accepted"
-	if invalid := len(s.listeners) - len(valid); invalid > 0 {
-		message = fmt.Sprintf("listeners %s are accepted; %d other listeners are not valid", quoteJoin(valid), invalid)
+	if len(valid) < len(s.listeners) {
+		var invalid []string
+		for _, l := range s.listeners {
+			if !l.programmed() {
+				invalid = append(invalid, string(l.spec.Name))
+			}
+		}
+		message = fmt.Sprintf("listeners %s are not valid; listeners %s are accepted", quoteJoin(invalid), quoteJoin(valid))
 	}
 	cs.set(accepted, true, string(gatewayv1.ListenerSetReasonAccepted), message)
 	cs.set(programmed, true, string(gatewayv1.ListenerSetReasonProgrammed), "ListenerSet is programmed")
