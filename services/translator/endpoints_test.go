@@ -13,6 +13,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
@@ -134,9 +135,7 @@ func applySlice(t testing.TB, idx *resources.Index, r *busv1.Resource, round int
 func endpointChange(tb testing.TB, routes int) (*resources.Index, types.NamespacedName, *busv1.Resource) {
 	tb.Helper()
 	idx := benchIndex(tb, routes)
-	var y strings.Builder
-	fmt.Fprintf(&y, benchService, 0, "a", 0, 0)
-	rs, err := resources.DecodeYAML(strings.NewReader(y.String()), "bench")
+	rs, err := resources.DecodeYAML(strings.NewReader(gatewaytest.TenantBackends("bench", 0)), "bench")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -19,116 +19,74 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
 // A fleet is gateways fleet/gw-<g>, each with HTTPRoutes r-<g>-<i> sending
 // /r<i> to Service s-<g>-<i>, which has one EndpointSlice of two
-// endpoints. Gateways gw-0 and gw-1 also route /shared to the Service
+// endpoints. Gateways gw-0 and gw-1 also route every path to the Service
 // shared.
-const (
-	fleetClass = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gatewire}
-spec: {controllerName: gatewire.dev/gatewayclass-controller}
----
-apiVersion: v1
-kind: Service
-metadata: {name: shared, namespace: fleet}
-spec:
-  ports: [{name: http, port: 80, targetPort: 8080}]
-`
-	fleetGateway = `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw-%[1]d, namespace: fleet}
-spec:
-  gatewayClassName: gatewire
-  listeners: [{name: http, protocol: HTTP, port: 80}]
-`
-	fleetRoute = `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r-%[1]d-%[2]d, namespace: fleet}
-spec:
-  parentRefs: [{name: gw-%[1]d}]
-  hostnames: [h%[2]d.gw-%[1]d.example.com]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: %[3]s}}]
-    backendRefs: [{name: s-%[1]d-%[2]d, port: 80}]
-`
-	fleetService = `---
-apiVersion: v1
-kind: Service
-metadata: {name: s-%[1]d-%[2]d, namespace: fleet}
-spec:
-  ports: [{name: http, port: 80, targetPort: 8080}]
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata:
-  name: s-%[1]d-%[2]d-1
-  namespace: fleet
-  labels: {kubernetes.io/service-name: s-%[1]d-%[2]d}
-addressType: IPv4
-ports: [{name: http, port: 8080}]
-endpoints:
-- addresses: [10.%[3]d.%[2]d.1]
-- addresses: [10.%[3]d.%[2]d.%[4]d]
-`
-	fleetShared = `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: shared-%[1]d, namespace: fleet}
-spec:
-  parentRefs: [{name: gw-%[1]d}]
-  hostnames: [shared.gw-%[1]d.example.com]
-  rules:
-  - backendRefs: [{name: shared, port: 80}]
-`
-)
 
 // fleet returns the objects of a fleet of gateways with routes each.
 func fleet(tb testing.TB, gateways, routes int) []*busv1.Resource {
 	tb.Helper()
 	var y strings.Builder
-	y.WriteString(fleetClass)
+	y.WriteString(gatewaytest.GatewayClass())
+	y.WriteString(gatewaytest.Service("fleet", "shared"))
 	for g := range gateways {
-		fmt.Fprintf(&y, fleetGateway, g)
+		y.WriteString(gatewaytest.Gateway("fleet", fleetGatewayName(g).Name))
 		for i := range routes {
-			fmt.Fprintf(&y, fleetRoute, g, i, fmt.Sprintf("/r%d", i))
-			fmt.Fprintf(&y, fleetService, g, i, g%250, 2)
+			y.WriteString(fleetRoute(g, i, fmt.Sprintf("/r%d", i)).String())
+			y.WriteString(gatewaytest.Service("fleet", fleetService(g, i)))
+			y.WriteString(fleetSlice(g, i, 2))
 		}
 		if g < 2 {
-			fmt.Fprintf(&y, fleetShared, g)
+			gw := fleetGatewayName(g).Name
+			y.WriteString(gatewaytest.Route{Namespace: "fleet", Name: fmt.Sprintf("shared-%d", g), Gateway: gw,
+				Hostname: "shared." + gw + ".example.com", Service: "shared"}.String())
 		}
 	}
-	rs, err := resources.DecodeYAML(strings.NewReader(y.String()), "fleet")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return rs
+	return decodeFleet(tb, y.String())
+}
+
+// fleetRoute is route i of gateway g sending prefix to its Service.
+func fleetRoute(g, i int, prefix string) gatewaytest.Route {
+	gw := fleetGatewayName(g).Name
+	return gatewaytest.Route{Namespace: "fleet", Name: fmt.Sprintf("r-%d-%d", g, i), Gateway: gw,
+		Hostname: fmt.Sprintf("h%d.%s.example.com", i, gw), Prefix: prefix, Service: fleetService(g, i)}
+}
+
+// fleetService is the name of the Service of route i of gateway g.
+func fleetService(g, i int) string { return fmt.Sprintf("s-%d-%d", g, i) }
+
+// fleetSlice is the EndpointSlice of route i of gateway g, whose second
+// endpoint ends in last.
+func fleetSlice(g, i, last int) string {
+	return gatewaytest.EndpointSlice("fleet", fleetService(g, i),
+		fmt.Sprintf("10.%d.%d.1", g%250, i), fmt.Sprintf("10.%d.%d.%d", g%250, i, last))
 }
 
 // fleetRouteResource is route i of gateway g sending prefix to its Service.
 func fleetRouteResource(tb testing.TB, g, i int, prefix string) *busv1.Resource {
 	tb.Helper()
-	rs, err := resources.DecodeYAML(strings.NewReader(fmt.Sprintf(fleetRoute, g, i, prefix)), "fleet")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return rs[0]
+	return decodeFleet(tb, fleetRoute(g, i, prefix).String())[0]
 }
 
 // fleetSliceResource is the EndpointSlice of route i of gateway g, whose
 // second endpoint ends in last.
 func fleetSliceResource(tb testing.TB, g, i, last int) *busv1.Resource {
 	tb.Helper()
-	rs, err := resources.DecodeYAML(strings.NewReader(fmt.Sprintf(fleetService, g, i, g%250, last)), "fleet")
+	return decodeFleet(tb, fleetSlice(g, i, last))[0]
+}
+
+func decodeFleet(tb testing.TB, y string) []*busv1.Resource {
+	tb.Helper()
+	rs, err := resources.DecodeYAML(strings.NewReader(y), "fleet")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return rs[1]
+	return rs
 }
 
 func fleetGatewayName(g int) types.NamespacedName {

@@ -12,13 +12,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	"github.com/gatewire/gatewire/pkg/kubetest"
 )
 
 // serverCases are objects, valid or not, that TestMatchesAPIServer checks
 // besides the cases of TestObject.
 var serverCases = []struct{ name, in string }{
-	{"httproute of the benchmark", strings.ReplaceAll(benchRoute, "%[1]d", "7")},
+	{"httproute of the benchmark", gatewaytest.TenantRoute("bench", "eg", 7)},
 	{"gateway https", `
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway

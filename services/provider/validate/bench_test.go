@@ -2,46 +2,23 @@ package validate
 
 import (
 	"context"
-	"fmt"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gatewire/gatewire/pkg/gatewaytest"
 )
 
-// benchRoute is the HTTPRoute of the translator's BenchmarkTranslate: its
-// own hostname, two prefix matches with an exact header match, a
-// RequestHeaderModifier and two backends weighted 80/20.
-const benchRoute = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: route-%[1]d, namespace: bench}
-spec:
-  parentRefs: [{name: eg}]
-  hostnames: [route-%[1]d.example.com]
-  rules:
-  - matches:
-    - path: {type: PathPrefix, value: /api}
-      headers: [{name: x-tenant, value: t%[1]d}]
-    - path: {type: PathPrefix, value: /web}
-      headers: [{name: x-tenant, value: t%[1]d}]
-    filters:
-    - type: RequestHeaderModifier
-      requestHeaderModifier:
-        set: [{name: x-route, value: route-%[1]d}]
-    backendRefs:
-    - {name: svc-%[1]d-a, port: 80, weight: 80}
-    - {name: svc-%[1]d-b, port: 80, weight: 20}
-`
-
-// BenchmarkObject validates 1,000 HTTPRoutes per operation, once their
-// schema is compiled; it reports the cost per route. The routes are decoded
-// once: defaulting an object twice gives the same object, so every
-// iteration checks the same content.
+// BenchmarkObject validates 1,000 HTTPRoutes per operation (those of the
+// translator's BenchmarkTranslate), once their schema is compiled; it
+// reports the cost per route. The routes are decoded once: defaulting an
+// object twice gives the same object, so every iteration checks the same
+// content.
 func BenchmarkObject(b *testing.B) {
 	const n = 1000
 	routes := make([]map[string]any, n)
 	for i := range routes {
-		routes[i] = object(b, fmt.Sprintf(benchRoute, i))
+		routes[i] = object(b, gatewaytest.TenantRoute("bench", "eg", i))
 	}
 	if err := Precompile(context.Background(), "HTTPRoute"); err != nil {
 		b.Fatal(err)

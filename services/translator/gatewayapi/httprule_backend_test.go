@@ -18,7 +18,7 @@ func TestWeightsAddUpTo32Bits(t *testing.T) {
 	for i := range 4300 {
 		fmt.Fprintf(&refs, "    - {name: app-%d, port: 80, weight: 1000000}\n", i%2)
 	}
-	y := fmt.Sprintf(namesGateway, "  - backendRefs:\n"+refs.String())
+	y := namesInput("  - backendRefs:\n" + refs.String())
 	y = strings.ReplaceAll(y, "metadata: {name: a, namespace: default}", "metadata: {name: app-0, namespace: default}")
 	y = strings.ReplaceAll(y, "metadata: {name: b, namespace: default}", "metadata: {name: app-1, namespace: default}")
 	idx, err := resources.LoadYAML(strings.NewReader(y), "weights")

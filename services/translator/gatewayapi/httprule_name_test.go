@@ -11,22 +11,14 @@ import (
 	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	"github.com/gatewire/gatewire/services/translator/resources"
 	"github.com/gatewire/gatewire/services/translator/xdsgen"
 )
 
-const namesGateway = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: gatewire}
-spec: {controllerName: gatewire.dev/gatewayclass-controller}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: eg, namespace: default}
-spec:
-  gatewayClassName: gatewire
-  listeners: [{name: http, protocol: HTTP, port: 80}]
----
+// namesRoute is Services a and b and route "web" of Gateway default/eg,
+// whose rules are left to fill in.
+const namesRoute = `---
 apiVersion: v1
 kind: Service
 metadata: {name: a, namespace: default}
@@ -44,6 +36,12 @@ spec:
   parentRefs: [{name: eg}]
   rules:
 %s`
+
+// namesInput is the class, Gateway default/eg, Services a and b and route
+// "web" with the given rules.
+func namesInput(rules string) string {
+	return gatewaytest.GatewayClass() + gatewaytest.Gateway("default", "eg") + fmt.Sprintf(namesRoute, rules)
+}
 
 // The rules of route "web", in the order of the test.
 var namesRules = []string{`
@@ -79,7 +77,7 @@ func translatedNames(t *testing.T, order []int, reverseHeaders bool) (ir, envoy 
 		}
 		rules.WriteString(r)
 	}
-	idx, err := resources.LoadYAML(strings.NewReader(fmt.Sprintf(namesGateway, rules.String())), "names")
+	idx, err := resources.LoadYAML(strings.NewReader(namesInput(rules.String())), "names")
 	if err != nil {
 		t.Fatal(err)
 	}
