@@ -17,7 +17,8 @@
 //
 // Routes: an IR route is one Envoy route of the same name, except where
 // replacing a matched prefix with "/" needs an exact route for the prefix
-// itself (named "<route>/exact", see splitPrefix). What a redirect writes
+// itself (named "<route>/exact", see splitPrefix). A route retries only
+// when the IR route has a retry policy. What a redirect writes
 // as its port depends on the listener (see redirectPort). A listener whose
 // routes have a CORS policy gets Envoy's CORS filter before the router, and
 // each such route its policy in typed_per_filter_config.

@@ -74,23 +74,36 @@ func clusters(backends []*irv1.WeightedBackend) *routev3.RouteAction {
 	return action
 }
 
-// routeTimeout is the request timeout, 0 for none. Without one, when
-// backendRequest is set, a request may take as long as all its attempts;
-// otherwise Envoy's default (15s) holds.
+// routeTimeout is the request timeout, 0 for none. A route without a
+// retry policy makes one attempt, so its backendRequest timeout bounds the
+// whole request: the route timeout is the shorter of the two. With a retry
+// policy and no request timeout, a request may take as long as all its
+// attempts. Otherwise Envoy's default (15s) holds.
 func routeTimeout(r *irv1.Route) *durationpb.Duration {
 	to := r.GetTimeouts()
-	if to.GetRequest() != nil {
-		return to.GetRequest()
+	req, per := to.GetRequest(), to.GetBackendRequest()
+	switch {
+	case per == nil:
+		return req
+	case r.GetRetry() == nil:
+		return shorter(req, per)
+	case req != nil:
+		return req
 	}
-	per := to.GetBackendRequest()
-	if per == nil {
-		return nil
-	}
-	attempts := int64(1)
-	if rt := r.GetRetry(); rt != nil {
-		attempts += int64(max(rt.GetAttempts(), 1))
-	}
+	attempts := 1 + int64(max(r.GetRetry().GetAttempts(), 1))
 	return durationpb.New(scaled(per.AsDuration(), attempts))
+}
+
+// shorter is the shorter of a request timeout req (nil when unset) and a
+// backendRequest timeout per, where 0 is no timeout.
+func shorter(req, per *durationpb.Duration) *durationpb.Duration {
+	switch {
+	case per.AsDuration() == 0 && req != nil:
+		return req
+	case req.AsDuration() != 0 && req.AsDuration() < per.AsDuration():
+		return req
+	}
+	return per
 }
 
 // scaled is d×n, or the longest duration when that overflows.
@@ -103,19 +116,16 @@ func scaled(d time.Duration, n int64) time.Duration {
 
 // retryPolicy is the route's retry policy: retries on connection failures
 // and on its status codes, with its backoff as the base interval, and the
-// backendRequest timeout per attempt. A route with only a backendRequest
-// timeout gets a policy of no retries that carries it.
+// backendRequest timeout per attempt. A route without retries has none:
+// its one attempt is bounded by the route timeout (see routeTimeout), not
+// by a policy of zero retries, which gRPC's xDS client rejects (it needs
+// num_retries of at least 1 when set).
 func retryPolicy(r *irv1.Route) *routev3.RetryPolicy {
-	rt, per := r.GetRetry(), r.GetTimeouts().GetBackendRequest()
-	if rt == nil && per == nil {
+	rt := r.GetRetry()
+	if rt == nil {
 		return nil
 	}
-	p := &routev3.RetryPolicy{PerTryTimeout: per}
-	if rt == nil {
-		p.NumRetries = wrapperspb.UInt32(0)
-		return p
-	}
-	p.RetryOn = retryOn
+	p := &routev3.RetryPolicy{PerTryTimeout: r.GetTimeouts().GetBackendRequest(), RetryOn: retryOn}
 	if len(rt.GetCodes()) > 0 {
 		p.RetryOn += ",retriable-status-codes"
 		p.RetriableStatusCodes = rt.GetCodes()

@@ -3,8 +3,11 @@ package xdsgen
 import (
 	"strings"
 	"testing"
+	"time"
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 )
@@ -133,5 +136,56 @@ func TestOriginMatchers(t *testing.T) {
 		if g := strings.Join(got, ""); g != strings.ReplaceAll(want, " ", "") {
 			t.Errorf("originMatchers(%q) = %s, want %s", origin, g, want)
 		}
+	}
+}
+
+// TestTimeoutsWithoutRetry checks that a route without a retry policy has
+// none in Envoy either (gRPC's xDS client rejects num_retries 0), and that
+// its one attempt is bounded by the shorter of its request and
+// backendRequest timeouts ("" is no route timeout, Envoy's default; "0s"
+// none at all).
+func TestTimeoutsWithoutRetry(t *testing.T) {
+	d := func(s string) *durationpb.Duration {
+		if s == "" {
+			return nil
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return durationpb.New(v)
+	}
+	for _, c := range []struct{ request, backend, want string }{
+		{"", "", ""},
+		{"10s", "", "10s"},
+		{"", "2s", "2s"},
+		{"10s", "2s", "2s"},
+		{"2s", "2s", "2s"},
+		{"0s", "2s", "2s"},
+		{"10s", "0s", "10s"},
+		{"", "0s", "0s"},
+		{"0s", "0s", "0s"},
+	} {
+		r := &irv1.Route{
+			Backends: []*irv1.WeightedBackend{{Backend: "b", Weight: 1}},
+			Timeouts: &irv1.Timeouts{Request: d(c.request), BackendRequest: d(c.backend)},
+		}
+		a, _ := routeAction(r)
+		if a.GetRetryPolicy() != nil {
+			t.Errorf("request %q, backendRequest %q: retry policy %v, want none", c.request, c.backend, a.GetRetryPolicy())
+		}
+		if !proto.Equal(a.GetTimeout(), d(c.want)) {
+			t.Errorf("request %q, backendRequest %q: timeout %v, want %q", c.request, c.backend, a.GetTimeout(), c.want)
+		}
+	}
+	// With a retry policy, backendRequest is the per-try timeout.
+	r := &irv1.Route{
+		Backends: []*irv1.WeightedBackend{{Backend: "b", Weight: 1}},
+		Timeouts: &irv1.Timeouts{BackendRequest: d("2s")},
+		Retry:    &irv1.Retry{Attempts: 2},
+	}
+	a, _ := routeAction(r)
+	if p := a.GetRetryPolicy(); p.GetNumRetries().GetValue() != 2 || p.GetPerTryTimeout().AsDuration() != 2*time.Second || a.GetTimeout().AsDuration() != 6*time.Second {
+		t.Errorf("retry of 2 attempts of 2s: policy %v, timeout %v; want 2 retries of 2s each within 6s", p, a.GetTimeout())
 	}
 }
