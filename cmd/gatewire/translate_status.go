@@ -22,7 +22,8 @@ var transitionTime = time.Unix(0, 0).UTC()
 // each at generation 1 and with the status gatewire gives it, merged from the
 // statuses of every gateway the way the provider writes them (package
 // status). Objects that gatewire gives no status to (a route attached to no
-// gatewire Gateway, a ReferenceGrant) have none; core objects (Services,
+// gatewire Gateway, a BackendTLSPolicy whose Services no route of a gatewire
+// Gateway uses, a ReferenceGrant) have none; core objects (Services,
 // EndpointSlices, Secrets, ...) are left out.
 func statusDocs(objects []manifest.Object, t translated) ([]any, error) {
 	entries := map[string][]status.Entry{}
@@ -75,6 +76,10 @@ func objectStatus(kind string, entries []status.Entry) any {
 	case strings.HasSuffix(kind, "Route"):
 		return gatewayv1.RouteStatus{
 			Parents: status.RouteParents(nil, entries, gatewayapi.ControllerName, transitionTime),
+		}
+	case kind == "BackendTLSPolicy":
+		return gatewayv1.PolicyStatus{
+			Ancestors: status.PolicyAncestors(nil, entries, gatewayapi.ControllerName, transitionTime),
 		}
 	}
 	return nil
