@@ -69,8 +69,12 @@ func (x *Index) UDPRoutesFor(gateway types.NamespacedName) []*gatewayv1.UDPRoute
 }
 
 func routesFor[R any](x *Index, kind string, objects map[types.NamespacedName]*R, gateway types.NamespacedName) []*R {
-	names := x.routeNames(kind, gateway)
-	out := make([]*R, 0, len(names))
+	return objectsNamed(objects, x.routeNames(kind, gateway))
+}
+
+// objectsNamed returns the object of each name, in order.
+func objectsNamed[T any](objects map[types.NamespacedName]*T, names []types.NamespacedName) []*T {
+	out := make([]*T, 0, len(names))
 	for _, nn := range names {
 		out = append(out, objects[nn])
 	}
@@ -83,12 +87,7 @@ func (x *Index) Service(nn types.NamespacedName) *corev1.Service { return x.serv
 // EndpointSlicesFor returns the EndpointSlices of the Service nn (by their
 // kubernetes.io/service-name label), sorted by name.
 func (x *Index) EndpointSlicesFor(service types.NamespacedName) []*discoveryv1.EndpointSlice {
-	names := x.slicesByService.sourcesOf(KindEndpointSlice, service)
-	out := make([]*discoveryv1.EndpointSlice, 0, len(names))
-	for _, nn := range names {
-		out = append(out, x.endpointSlices[nn])
-	}
-	return out
+	return objectsNamed(x.endpointSlices, x.slicesByService.sourcesOf(KindEndpointSlice, service))
 }
 
 // Namespace returns the Namespace name, or nil.
@@ -103,23 +102,13 @@ func (x *Index) ConfigMap(nn types.NamespacedName) *corev1.ConfigMap { return x.
 // ReferenceGrantsIn returns the ReferenceGrants of namespace ns, sorted by
 // name.
 func (x *Index) ReferenceGrantsIn(ns string) []*gatewayv1.ReferenceGrant {
-	names := x.grantsByNamespace.sourcesOf(KindReferenceGrant, ns)
-	out := make([]*gatewayv1.ReferenceGrant, 0, len(names))
-	for _, nn := range names {
-		out = append(out, x.grants[nn])
-	}
-	return out
+	return objectsNamed(x.grants, x.grantsByNamespace.sourcesOf(KindReferenceGrant, ns))
 }
 
 // BackendTLSPoliciesFor returns the BackendTLSPolicies that target the
 // Service nn, sorted by name.
 func (x *Index) BackendTLSPoliciesFor(service types.NamespacedName) []*gatewayv1.BackendTLSPolicy {
-	names := x.policiesByService.sourcesOf(KindBackendTLSPolicy, service)
-	out := make([]*gatewayv1.BackendTLSPolicy, 0, len(names))
-	for _, nn := range names {
-		out = append(out, x.policies[nn])
-	}
-	return out
+	return objectsNamed(x.policies, x.policiesByService.sourcesOf(KindBackendTLSPolicy, service))
 }
 
 // ParentGateways returns the Gateways that parentRefs of an object in

@@ -65,46 +65,38 @@ var (
 		backends: grpcRouteBackends,
 	}
 	tlsRouteKind = routeKind[gatewayv1.TLSRoute, *gatewayv1.TLSRoute]{
-		kind:    KindTLSRoute,
-		objects: func(x *Index) map[types.NamespacedName]*gatewayv1.TLSRoute { return x.tlsRoutes },
-		parents: func(r *gatewayv1.TLSRoute) []gatewayv1.ParentReference { return r.Spec.ParentRefs },
-		backends: func(r *gatewayv1.TLSRoute) []gatewayv1.BackendObjectReference {
-			var out []gatewayv1.BackendObjectReference
-			for _, rule := range r.Spec.Rules {
-				out = appendBackendRefs(out, rule.BackendRefs)
-			}
-			return out
-		},
+		kind:     KindTLSRoute,
+		objects:  func(x *Index) map[types.NamespacedName]*gatewayv1.TLSRoute { return x.tlsRoutes },
+		parents:  func(r *gatewayv1.TLSRoute) []gatewayv1.ParentReference { return r.Spec.ParentRefs },
+		backends: func(r *gatewayv1.TLSRoute) []gatewayv1.BackendObjectReference { return l4Backends(r.Spec.Rules) },
 	}
 	tcpRouteKind = routeKind[gatewayv1.TCPRoute, *gatewayv1.TCPRoute]{
-		kind:    KindTCPRoute,
-		objects: func(x *Index) map[types.NamespacedName]*gatewayv1.TCPRoute { return x.tcpRoutes },
-		parents: func(r *gatewayv1.TCPRoute) []gatewayv1.ParentReference { return r.Spec.ParentRefs },
-		backends: func(r *gatewayv1.TCPRoute) []gatewayv1.BackendObjectReference {
-			var out []gatewayv1.BackendObjectReference
-			for _, rule := range r.Spec.Rules {
-				out = appendBackendRefs(out, rule.BackendRefs)
-			}
-			return out
-		},
+		kind:     KindTCPRoute,
+		objects:  func(x *Index) map[types.NamespacedName]*gatewayv1.TCPRoute { return x.tcpRoutes },
+		parents:  func(r *gatewayv1.TCPRoute) []gatewayv1.ParentReference { return r.Spec.ParentRefs },
+		backends: func(r *gatewayv1.TCPRoute) []gatewayv1.BackendObjectReference { return l4Backends(r.Spec.Rules) },
 	}
 	udpRouteKind = routeKind[gatewayv1.UDPRoute, *gatewayv1.UDPRoute]{
-		kind:    KindUDPRoute,
-		objects: func(x *Index) map[types.NamespacedName]*gatewayv1.UDPRoute { return x.udpRoutes },
-		parents: func(r *gatewayv1.UDPRoute) []gatewayv1.ParentReference { return r.Spec.ParentRefs },
-		backends: func(r *gatewayv1.UDPRoute) []gatewayv1.BackendObjectReference {
-			var out []gatewayv1.BackendObjectReference
-			for _, rule := range r.Spec.Rules {
-				out = appendBackendRefs(out, rule.BackendRefs)
-			}
-			return out
-		},
+		kind:     KindUDPRoute,
+		objects:  func(x *Index) map[types.NamespacedName]*gatewayv1.UDPRoute { return x.udpRoutes },
+		parents:  func(r *gatewayv1.UDPRoute) []gatewayv1.ParentReference { return r.Spec.ParentRefs },
+		backends: func(r *gatewayv1.UDPRoute) []gatewayv1.BackendObjectReference { return l4Backends(r.Spec.Rules) },
 	}
 )
 
-func appendBackendRefs(out []gatewayv1.BackendObjectReference, refs []gatewayv1.BackendRef) []gatewayv1.BackendObjectReference {
-	for _, ref := range refs {
-		out = append(out, ref.BackendObjectReference)
+// l4Rule is the rule of a TLSRoute, TCPRoute or UDPRoute: the three kinds
+// declare the same fields, so each converts to the others.
+type l4Rule interface {
+	gatewayv1.TLSRouteRule | gatewayv1.TCPRouteRule | gatewayv1.UDPRouteRule
+}
+
+// l4Backends returns the backendRefs of the rules of an L4 route.
+func l4Backends[R l4Rule](rules []R) []gatewayv1.BackendObjectReference {
+	var out []gatewayv1.BackendObjectReference
+	for _, rule := range rules {
+		for _, ref := range gatewayv1.TLSRouteRule(rule).BackendRefs {
+			out = append(out, ref.BackendObjectReference)
+		}
 	}
 	return out
 }
