@@ -24,9 +24,13 @@ func Logger(log *slog.Logger) func(Change) {
 		for _, l := range c.Status.GetListeners() {
 			args = append(args, "listener."+l.GetName(), summary(l.GetConditions()))
 		}
+		field := "parent."
+		if c.Object.Kind == "BackendTLSPolicy" {
+			field = "ancestor." // a policy's parents are its status.ancestors
+		}
 		for _, p := range c.Status.GetParents() {
 			ref := p.GetParentRef()
-			args = append(args, "parent."+ref.GetNamespace()+"/"+ref.GetName()+sectionOf(ref), summary(p.GetConditions()))
+			args = append(args, field+ref.GetNamespace()+"/"+ref.GetName()+sectionOf(ref), summary(p.GetConditions()))
 		}
 		log.Debug("status", args...)
 	}

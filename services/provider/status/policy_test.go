@@ -1,7 +1,10 @@
 package status_test
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,5 +106,15 @@ func TestPolicyAncestorsFullListTakesNoNewEntry(t *testing.T) {
 	}
 	if full := status.PolicyAncestors(got, entries, ours, t1); ancestorNames(full[14:]) != ancestorNames(got[14:]) {
 		t.Errorf("a full list changed its entries: %s", ancestorNames(full[14:]))
+	}
+}
+
+func TestLoggerNamesPolicyAncestors(t *testing.T) {
+	var buf bytes.Buffer
+	fn := status.Logger(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	e := policyEntry("gw", cond("Accepted", "False", "Conflicted"))
+	fn(status.Change{Object: status.Object{Kind: "BackendTLSPolicy", Namespace: "default", Name: "p"}, Key: e.Key, Status: e.Status})
+	if want := `ancestor.default/gw="Accepted=False(Conflicted)"`; !strings.Contains(buf.String(), want) {
+		t.Errorf("log %q, want %s", buf.String(), want)
 	}
 }

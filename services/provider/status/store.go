@@ -8,15 +8,16 @@
 // translator writes them (a GatewayClass's entry names the gateway "-.-");
 // the xds service writes data-plane entries for Gateways under
 // bus.DataPlaneStatusKey (<Kind>.<ns>.<name>.=xds.<replica>). A [Store]
-// keeps them by object; [Gateway], [GatewayClass] and [RouteParents] merge
-// the entries of one object with its live status. They follow the Gateway
-// API's rules for status owned by several parties:
+// keeps them by object; [Gateway], [GatewayClass], [RouteParents] and
+// [PolicyAncestors] merge the entries of one object with its live status.
+// They follow the Gateway API's rules for status owned by several parties:
 //
 //   - a condition's lastTransitionTime changes only when its status does;
 //   - conditions of other types than those set are kept, in place;
 //   - a route's status.parents entries of other controllers are kept; the
 //     entries of this controller are exactly those the status entries hold,
-//     so an entry whose key was deleted disappears;
+//     so an entry whose key was deleted disappears; the same holds for a
+//     policy's status.ancestors;
 //   - while a data-plane entry holds Programmed False for a Gateway, that
 //     condition replaces the translator's Programmed.
 //
