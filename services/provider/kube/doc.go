@@ -94,8 +94,9 @@
 //
 // get, list and watch on every published kind, secrets and configmaps
 // included; update on the status subresource of gatewayclasses, gateways,
-// the route kinds and backendtlspolicies; in the lease namespace, get,
-// create and update on coordination.k8s.io leases, and create and patch on
-// events (the leader election records one when a replica takes the Lease).
+// listenersets, the route kinds and backendtlspolicies; in the lease
+// namespace, get, create and update on coordination.k8s.io leases, and
+// create and patch on events (the leader election records one when a
+// replica takes the Lease).
 // A test runs the provider with exactly these.
 package kube

@@ -42,6 +42,7 @@ var kinds = []kind{
 		newObject: func() client.Object { return &corev1.ConfigMap{} }, newList: func() client.ObjectList { return &corev1.ConfigMapList{} }},
 	gatewayKind("GatewayClass", false, func() client.Object { return &gatewayv1.GatewayClass{} }, func() client.ObjectList { return &gatewayv1.GatewayClassList{} }),
 	gatewayKind("Gateway", true, func() client.Object { return &gatewayv1.Gateway{} }, func() client.ObjectList { return &gatewayv1.GatewayList{} }),
+	gatewayKind("ListenerSet", true, func() client.Object { return &gatewayv1.ListenerSet{} }, func() client.ObjectList { return &gatewayv1.ListenerSetList{} }),
 	gatewayKind("ReferenceGrant", true, func() client.Object { return &gatewayv1.ReferenceGrant{} }, func() client.ObjectList { return &gatewayv1.ReferenceGrantList{} }),
 	gatewayKind("BackendTLSPolicy", true, func() client.Object { return &gatewayv1.BackendTLSPolicy{} }, func() client.ObjectList { return &gatewayv1.BackendTLSPolicyList{} }),
 	gatewayKind("HTTPRoute", true, func() client.Object { return &gatewayv1.HTTPRoute{} }, func() client.ObjectList { return &gatewayv1.HTTPRouteList{} }),

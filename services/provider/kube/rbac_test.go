@@ -14,10 +14,10 @@ import (
 // permissions are the rules the package doc lists, cluster-wide.
 var permissions = []rbacv1.PolicyRule{
 	{APIGroups: []string{gatewayv1.GroupName}, Verbs: []string{"get", "list", "watch"}, Resources: []string{
-		"gatewayclasses", "gateways", "httproutes", "grpcroutes", "tlsroutes", "tcproutes", "udproutes",
+		"gatewayclasses", "gateways", "listenersets", "httproutes", "grpcroutes", "tlsroutes", "tcproutes", "udproutes",
 		"referencegrants", "backendtlspolicies"}},
 	{APIGroups: []string{gatewayv1.GroupName}, Verbs: []string{"update"}, Resources: []string{
-		"gatewayclasses/status", "gateways/status", "httproutes/status", "grpcroutes/status",
+		"gatewayclasses/status", "gateways/status", "listenersets/status", "httproutes/status", "grpcroutes/status",
 		"tlsroutes/status", "tcproutes/status", "udproutes/status", "backendtlspolicies/status"}},
 	{APIGroups: []string{""}, Verbs: []string{"get", "list", "watch"}, Resources: []string{"namespaces", "services", "secrets", "configmaps"}},
 	{APIGroups: []string{"discovery.k8s.io"}, Verbs: []string{"get", "list", "watch"}, Resources: []string{"endpointslices"}},

@@ -40,6 +40,10 @@ var statusKinds = map[string]setStatus{
 		o := obj.(*gatewayv1.Gateway)
 		return assign(&o.Status, status.Gateway(o.Status, es, now))
 	},
+	"ListenerSet": func(obj client.Object, es []status.Entry, _ string, now time.Time) bool {
+		o := obj.(*gatewayv1.ListenerSet)
+		return assign(&o.Status, status.ListenerSet(o.Status, es, now))
+	},
 	"HTTPRoute": route(func(o client.Object) *gatewayv1.RouteStatus { return &o.(*gatewayv1.HTTPRoute).Status.RouteStatus }),
 	"GRPCRoute": route(func(o client.Object) *gatewayv1.RouteStatus { return &o.(*gatewayv1.GRPCRoute).Status.RouteStatus }),
 	"TLSRoute":  route(func(o client.Object) *gatewayv1.RouteStatus { return &o.(*gatewayv1.TLSRoute).Status.RouteStatus }),

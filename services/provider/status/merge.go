@@ -61,10 +61,11 @@ func GatewayClass(live gatewayv1.GatewayClassStatus, entries []Entry, now time.T
 //
 // The translator's entry (normally one) sets the conditions, the listeners
 // (each listener's conditions merged with the live listener of the same
-// name) and the addresses. While a data-plane entry (the xds service's)
-// holds Programmed False, that condition replaces the translator's
-// Programmed; the first such entry by key wins. The infra service's entry,
-// when it holds addresses, sets the addresses instead of the translator's.
+// name), the addresses and the count of attached ListenerSets. While a
+// data-plane entry (the xds service's) holds Programmed False, that
+// condition replaces the translator's Programmed; the first such entry by
+// key wins. The infra service's entry, when it holds addresses, sets the
+// addresses instead of the translator's.
 // With no entry at all, live is returned.
 func Gateway(live gatewayv1.GatewayStatus, entries []Entry, now time.Time) gatewayv1.GatewayStatus {
 	out := *live.DeepCopy()
@@ -78,6 +79,7 @@ func Gateway(live gatewayv1.GatewayStatus, entries []Entry, now time.Time) gatew
 		out.Conditions = Conditions(out.Conditions, st.GetConditions(), generation, now)
 		out.Listeners = listeners(live.Listeners, st.GetListeners(), generation, now)
 		out.Addresses = addresses(st.GetAddresses())
+		out.AttachedListenerSets = attachedListenerSets(st)
 	}
 	for _, e := range entries {
 		if e.Infra && len(e.Status.GetAddresses()) > 0 {
