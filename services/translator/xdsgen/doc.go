@@ -15,10 +15,13 @@
 // listeners pick a filter chain by SNI (terminating TLS or passing it
 // through), TCP and UDP listeners proxy to their first route's backends.
 //
-// Routes: an IR route is one Envoy route of the same name, except where
-// replacing a matched prefix with "/" needs an exact route for the prefix
-// itself (named "<route>/exact", see splitPrefix). A route retries only
-// when the IR route has a retry policy. What a redirect writes
+// Routes: an IR route is one Envoy route of the same name, except an
+// HTTPRoute's path prefix P other than "/": it is a route for the exact
+// path P (named "<route>/exact") followed by one for the prefix "P/"
+// (named like the IR route), see splitPrefix. Path matches are exact
+// paths, prefixes and regexes only, the ones gRPC's xDS client accepts
+// (proxyless clients are served the same RouteConfigurations); a route
+// retries only when the IR route has a retry policy. What a redirect writes
 // as its port depends on the listener (see redirectPort). A listener whose
 // routes have a CORS policy gets Envoy's CORS filter before the router, and
 // each such route its policy in typed_per_filter_config.

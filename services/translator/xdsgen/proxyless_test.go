@@ -167,28 +167,41 @@ func TestLoadAssignmentForGRPC(t *testing.T) {
 }
 
 // TestGRPCRouteMatches checks the path matches of GRPCRoutes' routes: a
-// service is a plain prefix, which gRPC's xDS client accepts; an HTTPRoute's
-// prefix stays path-separated.
+// service is the plain prefix "/<service>/", with no route for the path
+// "/<service>" (not a gRPC method); an HTTPRoute's prefix also gets its
+// exact path. Neither is a path_separated_prefix, which gRPC's xDS client
+// rejects.
 func TestGRPCRouteMatches(t *testing.T) {
 	prefix := func(v string) *irv1.RouteMatch {
 		return &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: v}}
 	}
+	backends := []*irv1.WeightedBackend{{Backend: "b", Weight: 1}}
 	for _, tc := range []struct {
 		name  string
 		route *irv1.Route
-		want  *routev3.RouteMatch
+		want  []*routev3.RouteMatch
 	}{
 		{"service", &irv1.Route{Grpc: true, Match: prefix("/pkg.Svc/")},
-			&routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/pkg.Svc/"}}},
+			[]*routev3.RouteMatch{{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/pkg.Svc/"}}}},
 		{"any method", &irv1.Route{Grpc: true, Match: prefix("/")},
-			&routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/"}}},
+			[]*routev3.RouteMatch{{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/"}}}},
 		{"method", &irv1.Route{Grpc: true, Match: &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_EXACT, Value: "/pkg.Svc/Get"}}},
-			&routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_Path{Path: "/pkg.Svc/Get"}}},
-		{"HTTPRoute prefix", &irv1.Route{Match: prefix("/api/")},
-			&routev3.RouteMatch{PathSpecifier: &routev3.RouteMatch_PathSeparatedPrefix{PathSeparatedPrefix: "/api"}}},
+			[]*routev3.RouteMatch{{PathSpecifier: &routev3.RouteMatch_Path{Path: "/pkg.Svc/Get"}}}},
+		{"HTTPRoute prefix", &irv1.Route{Match: prefix("/api/")}, []*routev3.RouteMatch{
+			{PathSpecifier: &routev3.RouteMatch_Path{Path: "/api"}},
+			{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/api/"}},
+		}},
 	} {
-		got := grpcRouteMatch(tc.route, routeMatch(tc.route.GetMatch()))
-		if !proto.Equal(got, tc.want) {
+		tc.route.Backends = backends
+		routes, err := envoyRoutes(tc.route, &irv1.Listener{Port: 80})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []*routev3.RouteMatch
+		for _, r := range routes {
+			got = append(got, r.GetMatch())
+		}
+		if !slices.EqualFunc(got, tc.want, func(a, b *routev3.RouteMatch) bool { return proto.Equal(a, b) }) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

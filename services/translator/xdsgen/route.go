@@ -48,8 +48,9 @@ func RouteConfiguration(l *irv1.Listener) (*routev3.RouteConfiguration, error) {
 }
 
 // envoyRoutes returns the Envoy routes of an IR route on listener l: one,
-// or two when replacing a matched prefix needs it (see splitPrefix). Each
-// is named like the IR route.
+// or two for the path prefix of an HTTPRoute that is not "/" (see
+// splitPrefix). The prefix "/<service>/" of a GRPCRoute's service match
+// needs no route for "/<service>", which is no gRPC method's path.
 func envoyRoutes(r *irv1.Route, l *irv1.Listener) ([]*routev3.Route, error) {
 	cors, err := corsConfig(r.GetCors())
 	if err != nil {
@@ -57,27 +58,22 @@ func envoyRoutes(r *irv1.Route, l *irv1.Listener) ([]*routev3.Route, error) {
 	}
 	out := &routev3.Route{
 		Name:                    r.GetName(),
-		Match:                   grpcRouteMatch(r, routeMatch(r.GetMatch())),
+		Match:                   routeMatch(r.GetMatch()),
 		RequestHeadersToAdd:     headersToAdd(r.GetRequestHeaders()),
 		RequestHeadersToRemove:  r.GetRequestHeaders().GetRemove(),
 		ResponseHeadersToAdd:    headersToAdd(r.GetResponseHeaders()),
 		ResponseHeadersToRemove: r.GetResponseHeaders().GetRemove(),
 		TypedPerFilterConfig:    cors,
 	}
-	split := false
 	switch {
 	case r.GetRedirect() != nil:
-		var rd *routev3.RedirectAction
-		rd, split = redirectAction(r, l)
-		out.Action = &routev3.Route_Redirect{Redirect: rd}
+		out.Action = &routev3.Route_Redirect{Redirect: redirectAction(r, l)}
 	case len(r.GetBackends()) == 0:
 		out.Action = &routev3.Route_DirectResponse{DirectResponse: directResponse(r.GetDirectResponse())}
 	default:
-		var action *routev3.RouteAction
-		action, split = routeAction(r)
-		out.Action = &routev3.Route_Route{Route: action}
+		out.Action = &routev3.Route_Route{Route: routeAction(r)}
 	}
-	if split {
+	if p := out.GetMatch().GetPrefix(); p != "/" && p != "" && !r.GetGrpc() {
 		return splitPrefix(out), nil
 	}
 	return []*routev3.Route{out}, nil
@@ -96,9 +92,9 @@ func directResponse(d *irv1.DirectResponse) *routev3.DirectResponseAction {
 	return out
 }
 
-// routeMatch translates an IR match. A prefix matches whole path segments
-// ("/foo" matches "/foo" and "/foo/bar", not "/foobar"); a trailing "/" in
-// the prefix is ignored.
+// routeMatch translates an IR match. A path prefix P is the prefix "P/",
+// a trailing "/" of P ignored: a route for the path P itself is added by
+// splitPrefix where it is needed.
 func routeMatch(m *irv1.RouteMatch) *routev3.RouteMatch {
 	out := &routev3.RouteMatch{}
 	p := m.GetPath()
@@ -108,11 +104,7 @@ func routeMatch(m *irv1.RouteMatch) *routev3.RouteMatch {
 	case irv1.PathMatch_TYPE_REGEX:
 		out.PathSpecifier = &routev3.RouteMatch_SafeRegex{SafeRegex: &matcherv3.RegexMatcher{Regex: p.GetValue()}}
 	default:
-		if prefix := strings.TrimRight(p.GetValue(), "/"); prefix != "" {
-			out.PathSpecifier = &routev3.RouteMatch_PathSeparatedPrefix{PathSeparatedPrefix: prefix}
-		} else {
-			out.PathSpecifier = &routev3.RouteMatch_Prefix{Prefix: "/"}
-		}
+		out.PathSpecifier = &routev3.RouteMatch_Prefix{Prefix: strings.TrimRight(p.GetValue(), "/") + "/"}
 	}
 	if method := m.GetMethod(); method != "" {
 		out.Headers = append(out.Headers, headerMatcher(":method", method, false))

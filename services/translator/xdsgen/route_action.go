@@ -19,10 +19,9 @@ import (
 const retryOn = "connect-failure,refused-stream,reset"
 
 // routeAction forwards a route's requests to its backends, with its
-// rewrite, mirrors, timeouts and retries. split reports that the route must
-// be split to replace its matched prefix (see splitPrefix).
-func routeAction(r *irv1.Route) (action *routev3.RouteAction, split bool) {
-	action = clusters(r.GetBackends())
+// rewrite, mirrors, timeouts and retries.
+func routeAction(r *irv1.Route) *routev3.RouteAction {
+	action := clusters(r.GetBackends())
 	action.Timeout = routeTimeout(r)
 	action.RetryPolicy = retryPolicy(r)
 	for _, m := range r.GetMirrors() {
@@ -40,9 +39,9 @@ func routeAction(r *irv1.Route) (action *routev3.RouteAction, split bool) {
 			Substitution: rw.GetFullPath(),
 		}
 	default:
-		action.PrefixRewrite, split = prefixRewrite(r.GetMatch().GetPath(), rw.GetPrefix())
+		action.PrefixRewrite = prefixRewrite(rw.GetPrefix())
 	}
-	return action, split
+	return action
 }
 
 // clusters sends traffic to one cluster, or shares it among weighted

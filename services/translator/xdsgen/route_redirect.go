@@ -18,11 +18,10 @@ var redirectCodes = map[uint32]routev3.RedirectAction_RedirectResponseCode{
 }
 
 // redirectAction answers a route's requests with its redirect, on listener
-// l. split reports that the route must be split to replace its matched
-// prefix (see splitPrefix).
-func redirectAction(r *irv1.Route, l *irv1.Listener) (action *routev3.RedirectAction, split bool) {
+// l.
+func redirectAction(r *irv1.Route, l *irv1.Listener) *routev3.RedirectAction {
 	rd := r.GetRedirect()
-	action = &routev3.RedirectAction{
+	action := &routev3.RedirectAction{
 		HostRedirect: rd.GetHostname(),
 		PortRedirect: redirectPort(rd, l),
 		ResponseCode: redirectCodes[rd.GetStatusCode()], // 302 (FOUND) when unset
@@ -35,11 +34,9 @@ func redirectAction(r *irv1.Route, l *irv1.Listener) (action *routev3.RedirectAc
 	case rd.GetFullPath() != "":
 		action.PathRewriteSpecifier = &routev3.RedirectAction_PathRedirect{PathRedirect: rd.GetFullPath()}
 	default:
-		var prefix string
-		prefix, split = prefixRewrite(r.GetMatch().GetPath(), rd.GetPrefix())
-		action.PathRewriteSpecifier = &routev3.RedirectAction_PrefixRewrite{PrefixRewrite: prefix}
+		action.PathRewriteSpecifier = &routev3.RedirectAction_PrefixRewrite{PrefixRewrite: prefixRewrite(rd.GetPrefix())}
 	}
-	return action, split
+	return action
 }
 
 // redirectPort is the port_redirect of a redirect on listener l, 0 for none.

@@ -5,8 +5,6 @@ import (
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	"google.golang.org/protobuf/proto"
-
-	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 )
 
 // prefixRewrite returns Envoy's prefix_rewrite that replaces the prefix a
@@ -15,34 +13,47 @@ import (
 // slashes mean nothing ("/foo/bar" with prefix "/foo/" and replacement
 // "/xyz/" becomes "/xyz/bar").
 //
-// Envoy swaps the matched prefix for prefix_rewrite as it is; the matched
-// prefix of a PathPrefix route has no trailing "/" (see routeMatch), so the
-// replacement without its trailing "/" is right, except for an empty
-// replacement ("" or "/"): "/foo/bar" must become "/bar", not "//bar", and
-// "/foo" must become "/". Then split is set, and the route is split in two
-// (see splitPrefix), each with prefix_rewrite "/". A prefix "/" matches
-// every path, and each keeps its own leading "/" after the replacement.
-func prefixRewrite(match *irv1.PathMatch, replacement string) (rewrite string, split bool) {
-	prefix := strings.TrimRight(match.GetValue(), "/")
-	replacement = strings.TrimRight(replacement, "/")
-	switch {
-	case prefix == "":
-		return replacement + "/", false
-	case replacement != "":
-		return replacement, false
-	}
-	return "/", true
+// Envoy swaps the matched prefix for prefix_rewrite as it is. The prefix
+// of a PathPrefix route ends with "/" (see routeMatch), so its rewrite does
+// too: the replacement without its trailing "/", then "/" ("/foo/bar" with
+// prefix "/foo" replaced by "" becomes "/bar", not "//bar" or "bar"). The
+// route for the prefix's own path has its rewrite without that "/" (see
+// splitPrefix).
+func prefixRewrite(replacement string) string {
+	return strings.TrimRight(replacement, "/") + "/"
 }
 
-// splitPrefix splits a route of path_separated_prefix P into one for the
-// exact path P and one for the prefix "P/", with the same action: replacing
-// the matched prefix with "/" then gives "/" for P and "/rest" for
-// "P/rest". The route for P is named like the route, with "/exact" added.
+// splitPrefix makes the route r of a path prefix P (its match the prefix
+// "P/", see routeMatch) match what the Gateway API's PathPrefix P matches:
+// the path P, and every path under "P/", not "Pxyz". It returns a route
+// for the exact path P, named like r with "/exact" added, then r. Both have
+// r's action; the exact route replaces the whole path P where r replaces
+// "P/" (prefix_rewrite "/xyz" rather than "/xyz/", "/" rather than "").
+//
+// Envoy's path_separated_prefix matches the same paths as one route, but
+// gRPC's xDS client rejects a RouteConfiguration that holds one anywhere,
+// and a proxyless client is served the same RouteConfigurations as Envoy.
+// No IR route name ends with "/exact" (IR names end with a hash), so the
+// names stay unique.
 func splitPrefix(r *routev3.Route) []*routev3.Route {
-	prefix := r.GetMatch().GetPathSeparatedPrefix()
+	prefix := r.GetMatch().GetPrefix()
 	exact := proto.Clone(r).(*routev3.Route)
 	exact.Name += "/exact"
-	exact.Match.PathSpecifier = &routev3.RouteMatch_Path{Path: prefix}
-	r.Match.PathSpecifier = &routev3.RouteMatch_Prefix{Prefix: prefix + "/"}
+	exact.Match.PathSpecifier = &routev3.RouteMatch_Path{Path: strings.TrimSuffix(prefix, "/")}
+	if rw := exact.GetRoute(); rw.GetPrefixRewrite() != "" {
+		rw.PrefixRewrite = exactRewrite(rw.GetPrefixRewrite())
+	}
+	if rd := exact.GetRedirect(); rd.GetPrefixRewrite() != "" {
+		rd.PathRewriteSpecifier = &routev3.RedirectAction_PrefixRewrite{PrefixRewrite: exactRewrite(rd.GetPrefixRewrite())}
+	}
 	return []*routev3.Route{exact, r}
+}
+
+// exactRewrite is the rewrite of the path P given the rewrite of the
+// prefix "P/": without its trailing "/", or "/" when nothing is left.
+func exactRewrite(prefixRewrite string) string {
+	if rw := strings.TrimSuffix(prefixRewrite, "/"); rw != "" {
+		return rw
+	}
+	return "/"
 }

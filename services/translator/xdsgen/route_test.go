@@ -1,6 +1,7 @@
 package xdsgen
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,16 +14,20 @@ import (
 )
 
 // rewritePath does to path what Envoy does with the routes of an IR route
-// with a PathPrefix match on prefix whose URL rewrite replaces the prefix
-// with replacement: pick the first route that matches, swap its matched
-// prefix (or path) for prefix_rewrite.
-func rewritePath(t *testing.T, prefix, replacement, path string) string {
+// with a PathPrefix match on prefix whose URL rewrite (or, with redirect,
+// whose redirect) replaces the prefix with replacement: pick the first
+// route that matches, swap its matched prefix (or path) for prefix_rewrite.
+func rewritePath(t *testing.T, redirect bool, prefix, replacement, path string) string {
 	t.Helper()
 	r := &irv1.Route{
-		Name:       "r",
-		Match:      &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: prefix}},
-		Backends:   []*irv1.WeightedBackend{{Backend: "b", Weight: 1}},
-		UrlRewrite: &irv1.URLRewrite{Prefix: replacement, HasPath: true},
+		Name:  "r",
+		Match: &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: prefix}},
+	}
+	if redirect {
+		r.Redirect = &irv1.Redirect{Prefix: replacement, HasPath: true}
+	} else {
+		r.Backends = []*irv1.WeightedBackend{{Backend: "b", Weight: 1}}
+		r.UrlRewrite = &irv1.URLRewrite{Prefix: replacement, HasPath: true}
 	}
 	routes, err := envoyRoutes(r, &irv1.Listener{Port: 80})
 	if err != nil {
@@ -30,27 +35,69 @@ func rewritePath(t *testing.T, prefix, replacement, path string) string {
 	}
 	for _, er := range routes {
 		if matched, ok := envoyMatch(er.GetMatch(), path); ok {
-			return er.GetRoute().GetPrefixRewrite() + path[len(matched):]
+			rw := er.GetRoute().GetPrefixRewrite()
+			if redirect {
+				rw = er.GetRedirect().GetPrefixRewrite()
+			}
+			return rw + path[len(matched):]
 		}
 	}
 	return "no match"
 }
 
-// envoyMatch returns the part of path a route match matches.
+// envoyMatch returns the part of path a route match matches, as Envoy
+// and gRPC's xDS client match an exact path or a prefix (the only path
+// matches of a PathPrefix route).
 func envoyMatch(m *routev3.RouteMatch, path string) (string, bool) {
-	switch {
-	case m.GetPath() != "":
+	if m.GetPath() != "" {
 		return path, path == m.GetPath()
-	case m.GetPathSeparatedPrefix() != "":
-		p := m.GetPathSeparatedPrefix()
-		return p, path == p || strings.HasPrefix(path, p+"/")
-	default:
-		return m.GetPrefix(), strings.HasPrefix(path, m.GetPrefix())
+	}
+	return m.GetPrefix(), m.GetPrefix() != "" && strings.HasPrefix(path, m.GetPrefix())
+}
+
+// TestPathPrefixMatchesWholeSegments checks which paths the Envoy routes of
+// a PathPrefix match: "/foo" matches "/foo" and "/foo/bar", not "/foobar";
+// "/foo/" is the same as "/foo". The route of the exact path comes first,
+// named like the IR route with "/exact" added; the prefix route keeps the
+// IR route's name.
+func TestPathPrefixMatchesWholeSegments(t *testing.T) {
+	for _, prefix := range []string{"/foo", "/foo/", "/foo//"} {
+		r := &irv1.Route{
+			Name:     "ns/route/0123456789abcdef",
+			Match:    &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: prefix}},
+			Backends: []*irv1.WeightedBackend{{Backend: "b", Weight: 1}},
+		}
+		routes, err := envoyRoutes(r, &irv1.Listener{Port: 80})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, er := range routes {
+			names = append(names, er.GetName())
+		}
+		if want := []string{r.Name + "/exact", r.Name}; !slices.Equal(names, want) {
+			t.Errorf("prefix %q: routes %q, want %q", prefix, names, want)
+		}
+		for path, want := range map[string]bool{
+			"/foo": true, "/foo/": true, "/foo/bar": true, "/foo/bar/": true,
+			"/foobar": false, "/fo": false, "/": false, "/bar/foo": false,
+		} {
+			got := false
+			for _, er := range routes {
+				if _, ok := envoyMatch(er.GetMatch(), path); ok {
+					got = true
+				}
+			}
+			if got != want {
+				t.Errorf("prefix %q matches %q: %t, want %t", prefix, path, got, want)
+			}
+		}
 	}
 }
 
 // TestPrefixRewriteFollowsTheSpecTable checks the table of the Gateway API's
-// HTTPPathModifier.ReplacePrefixMatch, and what a prefix "/" does.
+// HTTPPathModifier.ReplacePrefixMatch, and what a prefix "/" does, for URL
+// rewrites and redirects.
 func TestPrefixRewriteFollowsTheSpecTable(t *testing.T) {
 	for _, c := range []struct{ path, prefix, replacement, want string }{
 		{"/foo/bar", "/foo", "/xyz", "/xyz/bar"},
@@ -68,8 +115,10 @@ func TestPrefixRewriteFollowsTheSpecTable(t *testing.T) {
 		{"/a/b", "/", "/xyz", "/xyz/a/b"},
 		{"/a/b", "/", "", "/a/b"},
 	} {
-		if got := rewritePath(t, c.prefix, c.replacement, c.path); got != c.want {
-			t.Errorf("%s with prefix %q replaced by %q = %q, want %q", c.path, c.prefix, c.replacement, got, c.want)
+		for _, redirect := range []bool{false, true} {
+			if got := rewritePath(t, redirect, c.prefix, c.replacement, c.path); got != c.want {
+				t.Errorf("%s with prefix %q replaced by %q (redirect %t) = %q, want %q", c.path, c.prefix, c.replacement, redirect, got, c.want)
+			}
 		}
 	}
 }
@@ -170,7 +219,7 @@ func TestTimeoutsWithoutRetry(t *testing.T) {
 			Backends: []*irv1.WeightedBackend{{Backend: "b", Weight: 1}},
 			Timeouts: &irv1.Timeouts{Request: d(c.request), BackendRequest: d(c.backend)},
 		}
-		a, _ := routeAction(r)
+		a := routeAction(r)
 		if a.GetRetryPolicy() != nil {
 			t.Errorf("request %q, backendRequest %q: retry policy %v, want none", c.request, c.backend, a.GetRetryPolicy())
 		}
@@ -184,7 +233,7 @@ func TestTimeoutsWithoutRetry(t *testing.T) {
 		Timeouts: &irv1.Timeouts{BackendRequest: d("2s")},
 		Retry:    &irv1.Retry{Attempts: 2},
 	}
-	a, _ := routeAction(r)
+	a := routeAction(r)
 	if p := a.GetRetryPolicy(); p.GetNumRetries().GetValue() != 2 || p.GetPerTryTimeout().AsDuration() != 2*time.Second || a.GetTimeout().AsDuration() != 6*time.Second {
 		t.Errorf("retry of 2 attempts of 2s: policy %v, timeout %v; want 2 retries of 2s each within 6s", p, a.GetTimeout())
 	}
