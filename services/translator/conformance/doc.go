@@ -6,7 +6,8 @@
 // gatewire must give the conditions each test expects.
 //
 // The package holds only tests; this file carries its documentation. The
-// expectations are in table_test.go, one entry per conformance test, copied
-// from the test's .go file in the conformance module; an entry names the
-// gatewire feature it waits for when gatewire does not meet it yet.
+// expectations are in table_test.go (the BackendTLSPolicy tests' in
+// policy_test.go), one entry per conformance test, copied from the test's
+// .go file in the conformance module; an entry names the gatewire feature
+// it waits for when gatewire does not meet it yet.
 package conformance

@@ -40,7 +40,7 @@ func refsNotResolved(reason string) cond { return cond{"ResolvedRefs", "False", 
 // conformanceTests are the tests of the suite whose expectations are status
 // conditions (what an offline translation can show), in the suite's order of
 // files.
-var conformanceTests = []conformanceTest{
+var conformanceTests = append(backendTLSPolicyTests(), []conformanceTest{
 	{name: "GatewayClassObservedGenerationBump", manifest: "tests/gatewayclass-observed-generation-bump.yaml",
 		bump: &objectRef{"GatewayClass", "", "gatewayclass-observed-generation-bump"},
 		checks: []check{
@@ -230,7 +230,7 @@ spec:
 		routeCondition("UDPRoute", nn(infra, "udproute-not-allowed-by-listeners"), nn(infra, "udproute-tls-only-gateway"), notAccepted("NotAllowedByListeners")),
 		gatewayZeroRoutes(nn(infra, "udproute-tls-only-gateway")),
 	}},
-}
+}...)
 
 // invalidBackendClientCertificate is GatewayInvalidTLSBackendConfiguration's
 // expectation for each of its Gateways: the latest generation, ResolvedRefs
