@@ -15,8 +15,10 @@ import (
 // updateEndpoints brings last, the latest translation of a gateway, up to
 // date with the EndpointSlices of idx, when nothing else the gateway
 // depends on has changed since: it recomputes the endpoints of its Service
-// backends and, for those that differ, their ClusterLoadAssignments, and
-// keeps the rest. The result equals what [Translate] gives. Only endpoints
+// backends and, when some differ, their ClusterLoadAssignments and the
+// load assignments that combine several backends' endpoints (those of
+// weighted UDP routes, see [xdsgen.CombinedLoadAssignments]), and keeps
+// the rest. The result equals what [Translate] gives. Only endpoints
 // depend on EndpointSlices: not the listeners, routes, clusters, statuses
 // or proxy spec.
 //
@@ -28,9 +30,10 @@ func updateEndpoints(idx *resources.Index, last *Output) (*Output, bool) {
 	if last.XDS == nil {
 		return nil, false
 	}
-	var changed []*irv1.Backend
-	var fresh [][]*irv1.Endpoint
-	for _, b := range last.IR.GetBackends() {
+	backends := last.IR.GetBackends()
+	next := backends // the backends with their fresh endpoints, copied on the first change
+	var clas []*endpointv3.ClusterLoadAssignment
+	for i, b := range backends {
 		if b.GetService() == "" {
 			continue
 		}
@@ -38,25 +41,27 @@ func updateEndpoints(idx *resources.Index, last *Output) (*Output, bool) {
 		if !ok {
 			return nil, false
 		}
-		if !slices.EqualFunc(eps, b.GetEndpoints(), func(x, y *irv1.Endpoint) bool { return proto.Equal(x, y) }) {
-			changed = append(changed, b)
-			fresh = append(fresh, eps)
+		if slices.EqualFunc(eps, b.GetEndpoints(), func(x, y *irv1.Endpoint) bool { return proto.Equal(x, y) }) {
+			continue
 		}
+		if len(clas) == 0 {
+			next = slices.Clone(backends)
+		}
+		fresh := proto.CloneOf(b)
+		fresh.Endpoints = eps
+		next[i] = fresh
+		clas = append(clas, xdsgen.LoadAssignment(fresh))
 	}
-	if len(changed) == 0 {
+	if len(clas) == 0 {
 		return last, true
 	}
-	clas := make([]*endpointv3.ClusterLoadAssignment, len(changed))
-	for i, b := range changed {
-		next := proto.CloneOf(b)
-		next.Endpoints = fresh[i]
-		clas[i] = xdsgen.LoadAssignment(next)
-	}
+	view := &irv1.Gateway{Listeners: last.IR.GetListeners(), Backends: next}
+	clas = append(clas, xdsgen.CombinedLoadAssignments(view)...)
 	if err := xdsgen.ReplaceLoadAssignments(last.XDS, clas); err != nil {
 		return nil, false
 	}
-	for i, b := range changed {
-		b.Endpoints = fresh[i]
+	for i, b := range backends {
+		b.Endpoints = next[i].GetEndpoints()
 	}
 	return last, true
 }
