@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,7 +24,7 @@ import (
 
 // setup registers the indexes, controllers and runnables of one manager.
 func (p *Provider) setup(ctx context.Context, mgr manager.Manager, s served) error {
-	for _, name := range []string{"Gateway", "BackendTLSPolicy"} {
+	for _, name := range referrers {
 		if k, ok := s[name]; ok {
 			if err := mgr.GetFieldIndexer().IndexField(ctx, k.newObject(), refIndex, indexRefs); err != nil {
 				return fmt.Errorf("kubernetes provider: index %s: %w", name, err)
@@ -107,7 +108,7 @@ func (p *Provider) referencedController(mgr manager.Manager, s served, k kind) e
 		Named("publish-"+strings.ToLower(k.name)).
 		WatchesMetadata(k.newObject(), onlyReferenced).
 		WithOptions(controllerOptions(false))
-	for _, name := range []string{"Gateway", "BackendTLSPolicy"} {
+	for _, name := range referrers {
 		if r, ok := s[name]; ok {
 			b = b.Watches(r.newObject(), refsOfKind, builder.WithPredicates(refsChanged))
 		}
@@ -210,7 +211,7 @@ func (p *Provider) resyncOnce(ctx context.Context, mgr manager.Manager, s served
 		if err != nil {
 			return objects, deleted, err
 		}
-		if k.name == "Gateway" || k.name == "BackendTLSPolicy" {
+		if slices.Contains(referrers, k.name) {
 			if err := p.syncRefs(ctx, mgr, s, list, want); err != nil {
 				return objects, deleted, err
 			}

@@ -1,6 +1,7 @@
 package kube_test
 
 import (
+	"slices"
 	"testing"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -77,4 +78,38 @@ func TestListenerSetIsPublishedAndItsStatusWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.gone(bus.ResourceKey("ListenerSet", ns, "ls"))
+}
+
+// TestListenerSetSecretsArePublished: the certificate Secrets of a
+// ListenerSet's listeners are published like a Gateway's: those of its own
+// namespace at once, those of another namespace once a ReferenceGrant
+// allows ListenerSets of its namespace (a grant to Gateways does not).
+func TestListenerSetSecretsArePublished(t *testing.T) {
+	h := newHarness(t)
+	certs := cluster.Namespace(t, "certs")
+	ours := h.class(controllerName)
+	ls := listenerSet(h.ns, "ls", "gw")
+	ls.Spec.Listeners = append(ls.Spec.Listeners, gatewayv1.ListenerEntry{
+		Name: "https", Port: 443, Protocol: gatewayv1.HTTPSProtocolType,
+		TLS: &gatewayv1.ListenerTLSConfig{CertificateRefs: []gatewayv1.SecretObjectReference{secretRef("", "own"), secretRef(certs, "shared")}},
+	})
+	h.create(ours, gateway(h.ns, "gw", ours.Name), secret(h.ns, "own", "v1"), secret(certs, "shared", "v1"),
+		grant(certs, "gateways", h.ns, ""), ls)
+	h.start(h.options(h.ns, certs))
+	h.published(bus.ResourceKey("Secret", h.ns, "own"), nil)
+	key := bus.ResourceKey("Secret", certs, "shared")
+	changes := h.watchResources()
+	if got := changes(quiet); slices.Contains(got, key+" put") || h.resource(key) != nil {
+		t.Fatalf("%s is published with a grant to Gateways only", key)
+	}
+	g := grant(certs, "listenersets", h.ns, "")
+	g.Spec.From[0].Kind = "ListenerSet"
+	h.create(g)
+	h.published(key, nil)
+	h.setCert(certs, "shared", "v2")
+	h.published(key, func(r *busv1.Resource) bool { return certOf(t, r) == "v2" })
+	if err := h.c.Delete(h.ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	h.gone(key)
 }

@@ -110,6 +110,8 @@ func refsOf(obj client.Object) []ref {
 		return gatewayRefs(o)
 	case *gatewayv1.BackendTLSPolicy:
 		return policyRefs(o)
+	case *gatewayv1.ListenerSet:
+		return listenerSetRefs(o)
 	}
 	return nil
 }
@@ -148,10 +150,13 @@ func (p *Provider) referenced(ctx context.Context, c client.Reader, s served, r 
 		if from == r.Namespace {
 			return true, nil
 		}
-		ok, err := granted(ctx, c, s, from, r)
+		ok, err := granted(ctx, c, s, "Gateway", from, r)
 		if ok || err != nil {
 			return ok, err
 		}
+	}
+	if ok, err := listenerSetReferenced(ctx, c, s, r); ok || err != nil {
+		return ok, err
 	}
 	if !s.has("BackendTLSPolicy") {
 		return false, nil
@@ -163,9 +168,9 @@ func (p *Provider) referenced(ctx context.Context, c client.Reader, s served, r 
 	return len(policies.Items) > 0, nil
 }
 
-// granted reports whether a ReferenceGrant in r's namespace lets Gateways
-// of namespace from reference r.
-func granted(ctx context.Context, c client.Reader, s served, from string, r ref) (bool, error) {
+// granted reports whether a ReferenceGrant in r's namespace lets objects of
+// kind (Gateway, ListenerSet) of namespace from reference r.
+func granted(ctx context.Context, c client.Reader, s served, kind, from string, r ref) (bool, error) {
 	if !s.has("ReferenceGrant") {
 		return false, nil
 	}
@@ -175,7 +180,7 @@ func granted(ctx context.Context, c client.Reader, s served, from string, r ref)
 	}
 	for _, g := range grants.Items {
 		fromOK := slices.ContainsFunc(g.Spec.From, func(f gatewayv1.ReferenceGrantFrom) bool {
-			return f.Group == gatewayv1.GroupName && f.Kind == "Gateway" && string(f.Namespace) == from
+			return f.Group == gatewayv1.GroupName && string(f.Kind) == kind && string(f.Namespace) == from
 		})
 		toOK := slices.ContainsFunc(g.Spec.To, func(t gatewayv1.ReferenceGrantTo) bool {
 			return t.Group == "" && string(t.Kind) == r.kind && (t.Name == nil || string(*t.Name) == r.Name)
@@ -217,6 +222,7 @@ func grantRequests(ctx context.Context, c client.Reader, kind string, g *gateway
 	if !all {
 		return out
 	}
+	out = append(out, listenerSetGrantRequests(ctx, c, kind, g.Namespace)...)
 	var gws gatewayv1.GatewayList
 	if err := c.List(ctx, &gws, client.MatchingFields{refIndex: kind + "/" + g.Namespace}); err != nil {
 		return out // the cache is stopping
