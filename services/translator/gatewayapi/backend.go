@@ -52,11 +52,6 @@ func routeFrom(kind, ns string) Reference {
 	return Reference{Group: gatewayv1.GroupName, Kind: kind, Namespace: ns}
 }
 
-// resolveBackend resolves a backendRef of an HTTPRoute in namespace ns.
-func (t *translation) resolveBackend(ns string, ref gatewayv1.BackendRef) (*irv1.Backend, *problem) {
-	return t.resolveBackendFrom(routeFrom(resources.KindHTTPRoute, ns), ref.BackendObjectReference)
-}
-
 // resolveBackendFrom resolves a reference to a backend, written in a route
 // (from: its group, kind and namespace), to a Backend, or says why it
 // cannot be resolved: another kind than Service (InvalidKind), a Service in

@@ -5,6 +5,8 @@ import (
 
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
 // ruleFilters is what the filters of one rule ask for.
@@ -88,7 +90,7 @@ func (t *translation) httpFilter(ns string, f *gatewayv1.HTTPRouteFilter, i int,
 	case gatewayv1.HTTPRouteFilterCORS:
 		out.cors, p = cors(f.CORS, "cors")
 	case gatewayv1.HTTPRouteFilterRequestMirror:
-		p = t.mirror(ns, f.RequestMirror, fieldf("filters[%d].requestMirror", i), out)
+		p = t.mirror(routeFrom(resources.KindHTTPRoute, ns), f.RequestMirror, fieldf("filters[%d].requestMirror", i), out)
 		out.fail(p)
 		return
 	case gatewayv1.HTTPRouteFilterExtensionRef:

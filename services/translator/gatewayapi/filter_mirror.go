@@ -7,12 +7,13 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// mirror translates a RequestMirror filter of a route in namespace ns into
-// out. A mirror whose backend cannot be resolved is left out, and
-// ResolvedRefs says why, as the spec requires; one that mirrors no request
-// (0 percent) is left out too. The share mirrored is a percentage: percent
-// as given, or 100 × numerator / denominator of fraction, or 100.
-func (t *translation) mirror(ns string, f *gatewayv1.HTTPRequestMirrorFilter, field string, out *ruleFilters) *problem {
+// mirror translates a RequestMirror filter of an HTTPRoute or a GRPCRoute
+// (from: its kind and namespace) into out. A mirror whose backend cannot
+// be resolved is left out, and ResolvedRefs says why, as the spec
+// requires; one that mirrors no request (0 percent) is left out too. The
+// share mirrored is a percentage: percent as given, or 100 × numerator /
+// denominator of fraction, or 100.
+func (t *translation) mirror(from Reference, f *gatewayv1.HTTPRequestMirrorFilter, field string, out *ruleFilters) *problem {
 	if f == nil {
 		return unsupported("%s: missing", field)
 	}
@@ -20,7 +21,7 @@ func (t *translation) mirror(ns string, f *gatewayv1.HTTPRequestMirrorFilter, fi
 	if p != nil {
 		return p
 	}
-	b, p := t.resolveBackendRef(ns, f.BackendRef)
+	b, p := t.resolveBackendFrom(from, f.BackendRef)
 	if p != nil {
 		out.unresolvedRef(within(p, field+".backendRef"))
 		return nil

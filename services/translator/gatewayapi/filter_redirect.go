@@ -43,12 +43,9 @@ func redirect(f *gatewayv1.HTTPRequestRedirectFilter, field string) (*irv1.Redir
 		}
 		out.StatusCode = uint32(*f.StatusCode)
 	}
-	if f.Path != nil {
-		full, prefix, p := pathModifier(f.Path, field+".path")
-		if p != nil {
-			return nil, p
-		}
-		out.FullPath, out.Prefix, out.HasPath = full, prefix, true
+	var p *problem
+	if out.FullPath, out.Prefix, out.HasPath, p = pathModifier(f.Path, field+".path"); p != nil {
+		return nil, p
 	}
 	return out, nil
 }
@@ -65,36 +62,37 @@ func urlRewrite(f *gatewayv1.HTTPURLRewriteFilter, field string) (*irv1.URLRewri
 		}
 		out.Hostname = string(*f.Hostname)
 	}
-	if f.Path != nil {
-		full, prefix, p := pathModifier(f.Path, field+".path")
-		if p != nil {
-			return nil, p
-		}
-		out.FullPath, out.Prefix, out.HasPath = full, prefix, true
+	var p *problem
+	if out.FullPath, out.Prefix, out.HasPath, p = pathModifier(f.Path, field+".path"); p != nil {
+		return nil, p
 	}
 	return out, nil
 }
 
-// pathModifier returns the full path or the prefix a path modifier puts in
-// place. A prefix may be empty ("/" is then what replaces the matched
+// pathModifier returns the full path or the prefix a path modifier of a
+// redirect or rewrite puts in place, and whether it has one (m is not
+// nil). A prefix may be empty ("/" is then what replaces the matched
 // prefix); a full path may not.
-func pathModifier(m *gatewayv1.HTTPPathModifier, field string) (full, prefix string, p *problem) {
+func pathModifier(m *gatewayv1.HTTPPathModifier, field string) (full, prefix string, has bool, p *problem) {
+	if m == nil {
+		return "", "", false, nil
+	}
 	switch m.Type {
 	case gatewayv1.FullPathHTTPPathModifier:
 		if m.ReplaceFullPath == nil {
-			return "", "", unsupported("%s.replaceFullPath: missing", field)
+			return "", "", true, unsupported("%s.replaceFullPath: missing", field)
 		}
-		return *m.ReplaceFullPath, "", checkNewPath(*m.ReplaceFullPath, field+".replaceFullPath")
+		return *m.ReplaceFullPath, "", true, checkNewPath(*m.ReplaceFullPath, field+".replaceFullPath")
 	case gatewayv1.PrefixMatchHTTPPathModifier:
 		if m.ReplacePrefixMatch == nil {
-			return "", "", unsupported("%s.replacePrefixMatch: missing", field)
+			return "", "", true, unsupported("%s.replacePrefixMatch: missing", field)
 		}
 		if *m.ReplacePrefixMatch == "" {
-			return "", "", nil
+			return "", "", true, nil
 		}
-		return "", *m.ReplacePrefixMatch, checkNewPath(*m.ReplacePrefixMatch, field+".replacePrefixMatch")
+		return "", *m.ReplacePrefixMatch, true, checkNewPath(*m.ReplacePrefixMatch, field+".replacePrefixMatch")
 	}
-	return "", "", unsupported("%s.type: %q is not supported", field, m.Type)
+	return "", "", true, unsupported("%s.type: %q is not supported", field, m.Type)
 }
 
 // checkNewPath checks a path that replaces the request's: absolute, at most

@@ -1,7 +1,6 @@
 package gatewayapi
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -22,44 +21,13 @@ func (t *translation) buildGRPCRules(route *gatewayv1.GRPCRoute) *httpRules {
 	return out
 }
 
-// buildGRPCRule translates one rule: an IR route per match. A rule that
-// cannot be translated is dropped, and the requests it would match answer
-// 500 (its filters must not be skipped).
+// buildGRPCRule translates one rule: an IR route per match.
 func (t *translation) buildGRPCRule(route *gatewayv1.GRPCRoute, i int, names *routeNames, out *httpRules) {
 	rule := &route.Spec.Rules[i]
 	action, used, bad := t.grpcRuleAction(route.Namespace, rule, i, out)
 	matches, p := grpcMatches(rule)
-	bad = cmpProblem(bad, p)
-	ruleName := ""
-	if rule.Name != nil {
-		ruleName = string(*rule.Name)
-	}
-	if bad != nil {
-		action, used = &irv1.Route{DirectResponse: &irv1.DirectResponse{Status: 500}}, nil
-		if out.invalid == nil {
-			out.invalid = &problem{bad.reason, fmt.Sprintf("%d%s: %s", i, quotedName(ruleName), bad.message)}
-		}
-	} else {
-		out.valid++
-	}
-	out.backends = append(out.backends, used...)
-	for j, m := range matches {
-		if m == nil {
-			continue
-		}
-		out.routes = append(out.routes, &irv1.Route{
-			Name: names.name(ruleName, m),
-			Source: &irv1.RouteSource{Kind: resources.KindGRPCRoute, Namespace: route.Namespace, Name: route.Name,
-				Rule: uint32(i), Match: uint32(j)},
-			Match:           m,
-			RequestHeaders:  action.RequestHeaders,
-			ResponseHeaders: action.ResponseHeaders,
-			Backends:        action.Backends,
-			DirectResponse:  action.DirectResponse,
-			Mirrors:         action.Mirrors,
-			Grpc:            true,
-		})
-	}
+	src := &irv1.RouteSource{Kind: resources.KindGRPCRoute, Namespace: route.Namespace, Name: route.Name, Rule: uint32(i)}
+	out.add(src, rule.Name, names, translatedRule{action, used, matches, cmpProblem(bad, p)})
 }
 
 // grpcRuleAction returns what the routes of a rule do, the backends they
@@ -77,7 +45,7 @@ func (t *translation) grpcRuleAction(ns string, rule *gatewayv1.GRPCRouteRule, i
 	r := &irv1.Route{RequestHeaders: f.request, ResponseHeaders: f.response}
 	switch {
 	case f.failClosed:
-		return &irv1.Route{DirectResponse: &irv1.DirectResponse{Status: 500}}, nil, nil
+		return answer500, nil, nil
 	case len(b.used) == 0: // no backendRefs, or none valid: 500 for all
 		r.DirectResponse = &irv1.DirectResponse{Status: 500}
 		return r, nil, nil
@@ -96,20 +64,14 @@ func grpcMatches(rule *gatewayv1.GRPCRouteRule) ([]*irv1.RouteMatch, *problem) {
 	if len(ms) == 0 {
 		ms = []gatewayv1.GRPCRouteMatch{{}}
 	}
-	out := make([]*irv1.RouteMatch, len(ms))
-	var bad *problem
-	for j := range ms {
-		m, p := grpcMatch(&ms[j], fieldf("matches[%d]", j))
-		bad = cmpProblem(bad, p)
-		out[j] = m
-	}
-	return out, bad
+	return translateMatches(ms, grpcMatch)
 }
 
-// grpcMatch translates one match: the method match on the HTTP/2 path
-// (/<service>/<method>) and header matches, of which the first of
+// grpcMatch translates match j of a rule: the method match on the HTTP/2
+// path (/<service>/<method>) and header matches, of which the first of
 // equivalent names counts.
-func grpcMatch(m *gatewayv1.GRPCRouteMatch, field string) (*irv1.RouteMatch, *problem) {
+func grpcMatch(m *gatewayv1.GRPCRouteMatch, j int) (*irv1.RouteMatch, *problem) {
+	field := fieldf("matches[%d]", j)
 	path, p := grpcMethodPath(m.Method, field+".method")
 	if p != nil {
 		return nil, p

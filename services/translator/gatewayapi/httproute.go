@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -28,24 +29,31 @@ type attachment struct {
 
 func (t *translation) attachHTTPRoute(route *gatewayv1.HTTPRoute) {
 	rules := t.buildHTTPRules(route)
-	hostnames, badHostname := routeHostnames(route.Spec.Hostnames)
-	kind := busv1.RouteGroupKind{Group: gatewayv1.GroupName, Kind: resources.KindHTTPRoute}
+	t.attachRoute(resources.KindHTTPRoute, &route.ObjectMeta, route.Spec.ParentRefs, route.Spec.Hostnames, rules)
+}
+
+// attachRoute attaches an HTTPRoute or a GRPCRoute of kind, whose rules
+// are translated, to the listeners each of its parentRefs to the gateway
+// selects, and records its status: one entry per parentRef.
+func (t *translation) attachRoute(kind string, route *metav1.ObjectMeta, parents []gatewayv1.ParentReference, hosts []gatewayv1.Hostname, rules *httpRules) {
+	hostnames, badHostname := routeHostnames(hosts)
+	groupKind := busv1.RouteGroupKind{Group: gatewayv1.GroupName, Kind: kind}
 	status := &busv1.Status{
-		Object:             objectRef(gatewayv1.GroupName, resources.KindHTTPRoute, route.Namespace, route.Name),
+		Object:             objectRef(gatewayv1.GroupName, kind, route.Namespace, route.Name),
 		Gateway:            t.gatewayRef(),
 		ObservedGeneration: route.Generation,
 	}
 	counted := map[*listener]bool{}
 	seen := map[string]bool{}
-	for _, ref := range route.Spec.ParentRefs {
+	for _, ref := range parents {
 		key := parentKey(parentRef(ref))
 		if !t.names(route.Namespace, ref) || seen[key] {
 			continue // another gateway's, or a repeated parentRef: one status entry each
 		}
 		seen[key] = true
-		attached, p := t.selectListeners(ref, &kind, route.Namespace, hostnames)
+		attached, p := t.selectListeners(ref, &groupKind, route.Namespace, hostnames)
 		if p == nil {
-			attached, p = t.withoutKindConflicts(resources.KindHTTPRoute, &route.ObjectMeta, attached)
+			attached, p = t.withoutKindConflicts(kind, route, attached)
 		}
 		p = cmpProblem(p, badHostname, rules.notAccepted())
 		var cs conditions
@@ -155,7 +163,7 @@ func admitsKind(l *listener, kind *busv1.RouteGroupKind) bool {
 
 // place adds a route's IR routes to the virtual hosts of its attachments and
 // its backends to the gateway, and counts it once on each listener.
-func (t *translation) place(attached []attachment, rules *httpRules, route *gatewayv1.HTTPRoute, counted map[*listener]bool) {
+func (t *translation) place(attached []attachment, rules *httpRules, route *metav1.ObjectMeta, counted map[*listener]bool) {
 	for _, b := range rules.backends {
 		t.backends[b.Name] = b
 	}

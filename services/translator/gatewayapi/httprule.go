@@ -64,29 +64,43 @@ func (t *translation) buildHTTPRule(route *gatewayv1.HTTPRoute, i int, names *ro
 	rule := &route.Spec.Rules[i]
 	action, used, bad := t.ruleAction(route.Namespace, rule, i, out)
 	matches, p := ruleMatches(rule)
-	bad = cmpProblem(bad, p, prefixOnly(action, matches))
+	src := &irv1.RouteSource{Kind: resources.KindHTTPRoute, Namespace: route.Namespace, Name: route.Name, Rule: uint32(i)}
+	out.add(src, rule.Name, names, translatedRule{action, used, matches, cmpProblem(bad, p, prefixOnly(action, matches))})
+}
+
+// translatedRule is one rule of an HTTPRoute or a GRPCRoute, translated.
+type translatedRule struct {
+	action  *irv1.Route        // what its routes do, shared by them
+	used    []*irv1.Backend    // the backends they send traffic to
+	matches []*irv1.RouteMatch // nil for a match that cannot be translated
+	bad     *problem           // what makes the rule invalid, if anything
+}
+
+// add records rule src.Rule of a route, named name: an IR route per match,
+// named by names. An invalid rule is dropped, and the requests it would
+// match answer 500 (its filters must not be skipped). The routes of a
+// GRPCRoute are marked gRPC.
+func (out *httpRules) add(src *irv1.RouteSource, name *gatewayv1.SectionName, names *routeNames, r translatedRule) {
 	ruleName := ""
-	if rule.Name != nil {
-		ruleName = string(*rule.Name)
+	if name != nil {
+		ruleName = string(*name)
 	}
-	if bad != nil {
-		action, used = answer500, nil
+	if r.bad != nil {
+		r.action, r.used = answer500, nil
 		if out.invalid == nil {
-			out.invalid = &problem{bad.reason, fmt.Sprintf("%d%s: %s", i, quotedName(ruleName), bad.message)}
+			out.invalid = &problem{r.bad.reason, fmt.Sprintf("%d%s: %s", src.Rule, quotedName(ruleName), r.bad.message)}
 		}
 	} else {
 		out.valid++
 	}
-	out.backends = append(out.backends, used...)
-	for j, m := range matches {
+	out.backends = append(out.backends, r.used...)
+	for j, m := range r.matches {
 		if m == nil {
 			continue
 		}
-		out.routes = append(out.routes, withMatch(action, &irv1.Route{
-			Name: names.name(ruleName, m),
-			Source: &irv1.RouteSource{Kind: resources.KindHTTPRoute, Namespace: route.Namespace, Name: route.Name,
-				Rule: uint32(i), Match: uint32(j)},
-			Match: m,
+		s := &irv1.RouteSource{Kind: src.Kind, Namespace: src.Namespace, Name: src.Name, Rule: src.Rule, Match: uint32(j)}
+		out.routes = append(out.routes, withMatch(r.action, &irv1.Route{
+			Name: names.name(ruleName, m), Source: s, Match: m, Grpc: src.Kind == resources.KindGRPCRoute,
 		}))
 	}
 }
@@ -96,7 +110,8 @@ func (t *translation) buildHTTPRule(route *gatewayv1.HTTPRoute, i int, names *ro
 // cannot be resolved are recorded in out.
 func (t *translation) ruleAction(ns string, rule *gatewayv1.HTTPRouteRule, i int, out *httpRules) (*irv1.Route, []*irv1.Backend, *problem) {
 	f := t.httpFilters(ns, rule.Filters)
-	b := t.backendRefs(ns, rule.BackendRefs)
+	b := t.backendRefs(routeFrom(resources.KindHTTPRoute, ns), rule.BackendRefs)
+	b.invalid = cmpProblem(b.invalid, b.weightsFit())
 	if u := cmpProblem(f.unresolved, b.unresolved); u != nil && out.unresolved == nil {
 		out.unresolved = within(u, fieldf("rules[%d]", i))
 	}
@@ -134,10 +149,17 @@ func ruleMatches(rule *gatewayv1.HTTPRouteRule) ([]*irv1.RouteMatch, *problem) {
 	if len(ms) == 0 {
 		ms = defaultMatches
 	}
+	return translateMatches(ms, httpMatch)
+}
+
+// translateMatches translates match j of ms with match(&ms[j], j), for
+// the rules of HTTPRoutes and GRPCRoutes: a match that cannot be translated
+// is nil, and the first problem is returned.
+func translateMatches[M any](ms []M, match func(*M, int) (*irv1.RouteMatch, *problem)) ([]*irv1.RouteMatch, *problem) {
 	out := make([]*irv1.RouteMatch, len(ms))
 	var bad *problem
 	for j := range ms {
-		m, p := httpMatch(&ms[j], j)
+		m, p := match(&ms[j], j)
 		bad = cmpProblem(bad, p)
 		out[j] = m
 	}

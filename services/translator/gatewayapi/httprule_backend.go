@@ -27,10 +27,11 @@ type ruleBackends struct {
 	invalid, unresolved *problem
 }
 
-// backendRefs translates the backendRefs of a rule in namespace ns.
-// References to the same backend with no filters of their own are merged,
-// adding up their weights; a reference with weight 0 gets no traffic.
-func (t *translation) backendRefs(ns string, refs []gatewayv1.HTTPBackendRef) *ruleBackends {
+// backendRefs translates the backendRefs of a rule of a route (from: its
+// kind and namespace). References to the same backend with no filters of
+// their own are merged, adding up their weights; a reference with weight 0
+// gets no traffic.
+func (t *translation) backendRefs(from Reference, refs []gatewayv1.HTTPBackendRef) *ruleBackends {
 	out := &ruleBackends{}
 	for i := range refs {
 		ref := &refs[i]
@@ -39,7 +40,7 @@ func (t *translation) backendRefs(ns string, refs []gatewayv1.HTTPBackendRef) *r
 			out.invalid = cmpProblem(out.invalid, under(p, fieldf("backendRefs[%d]", i)))
 			continue
 		}
-		b, p := t.resolveBackendRef(ns, ref.BackendObjectReference)
+		b, p := t.resolveBackendFrom(from, ref.BackendObjectReference)
 		if p != nil {
 			out.unresolved = cmpProblem(out.unresolved, within(p, fieldf("backendRefs[%d]", i)))
 		}
@@ -52,14 +53,21 @@ func (t *translation) backendRefs(ns string, refs []gatewayv1.HTTPBackendRef) *r
 		}
 		out.add(w, b)
 	}
+	return out
+}
+
+// weightsFit is the problem of a rule whose weights add up to more than
+// Envoy takes (32 bits), or nil. HTTPRoute rules check it; GRPCRoute rules
+// do not yet.
+func (r *ruleBackends) weightsFit() *problem {
 	var total uint64
-	for _, w := range out.weighted {
+	for _, w := range r.weighted {
 		total += uint64(w.Weight)
 	}
 	if total > math.MaxUint32 {
-		out.invalid = cmpProblem(out.invalid, unsupported("backendRefs: the weights add up to %d, more than %d", total, uint32(math.MaxUint32)))
+		return unsupported("backendRefs: the weights add up to %d, more than %d", total, uint32(math.MaxUint32))
 	}
-	return out
+	return nil
 }
 
 // add records a weighted share, merging it into an equal one.
@@ -93,10 +101,4 @@ func backendRefOptions(ref *gatewayv1.HTTPBackendRef) (uint32, *irv1.HeaderModif
 	}
 	req, resp, p := backendFilters(ref.Filters)
 	return weight, req, resp, p
-}
-
-// resolveBackendRef resolves a reference from a route in namespace ns to a
-// backend, with the rules of backend.go (kinds, ReferenceGrants).
-func (t *translation) resolveBackendRef(ns string, ref gatewayv1.BackendObjectReference) (*irv1.Backend, *problem) {
-	return t.resolveBackend(ns, gatewayv1.BackendRef{BackendObjectReference: ref})
 }
