@@ -3,7 +3,11 @@
 //
 // A manifest holds one or more documents separated by "---"; a document is an
 // object, or a v1 List whose items are objects. Every object must name its
-// apiVersion, kind and metadata.name, be of one of the kinds in Kinds, and
+// apiVersion, kind and metadata.name, be of one of the kinds in Kinds in a
+// version the API server serves (for the Gateway API kinds, the versions
+// their CustomResourceDefinitions in the pinned sigs.k8s.io/gateway-api,
+// experimental channel, serve: GRPCRoute v1 only, ReferenceGrant v1 and
+// v1beta1, TLSRoute v1, v1alpha2 and v1alpha3; see crds.go), and
 // decode strictly into that kind's Go type (sigs.k8s.io/gateway-api apis/v1,
 // k8s.io/api): an unknown field such as spec.listners, a duplicate key or a
 // value of the wrong type is a Problem that names the file and the line of the
@@ -250,8 +254,8 @@ func (d *decoder) header(n *yaml.Node, obj map[string]any) (Kind, bool) {
 	}
 	group, version := splitAPIVersion(apiVersion)
 	if group != kind.Group || !kind.accepted(version) {
-		d.problem(lineOf(n, "apiVersion"), "apiVersion %q is not served for kind %s; use %q",
-			apiVersion, kindName, kind.APIVersion())
+		d.problem(lineOf(n, "apiVersion"), "%s: apiVersion %q is not served; served: %s",
+			objectName(kind, obj), apiVersion, strings.Join(kind.acceptedAPIVersions(), ", "))
 		return Kind{}, false
 	}
 	if name == "" {
@@ -268,6 +272,17 @@ func (d *decoder) header(n *yaml.Node, obj map[string]any) (Kind, bool) {
 		return Kind{}, false
 	}
 	return kind, true
+}
+
+// objectName names an object in a problem: "<kind> <namespace>/<name>",
+// the namespace "default" when it names none, or "<kind> <name>" for a
+// cluster-scoped kind.
+func objectName(kind Kind, obj map[string]any) string {
+	name := nestedString(obj, "metadata", "name")
+	if kind.Namespaced {
+		name = cmp.Or(nestedString(obj, "metadata", "namespace"), "default") + "/" + name
+	}
+	return kind.Kind + " " + name
 }
 
 // normalize applies the rules of the package doc to obj.

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,7 +26,9 @@ type Kind struct {
 	// Namespaced is false for cluster-scoped kinds.
 	Namespaced bool
 
-	// accepts lists the versions a file may use, Version included.
+	// accepts lists the versions a file may use, Version included: for a
+	// Gateway API kind, exactly the versions its CustomResourceDefinition
+	// serves (gatewayCRDs); v1 for the others.
 	accepts []string
 	// newObject returns the Go type the object is strictly decoded into.
 	newObject func() any
@@ -33,35 +36,50 @@ type Kind struct {
 
 // APIVersion is the apiVersion of published objects: "<group>/<version>",
 // or "<version>" for the core group.
-func (k Kind) APIVersion() string {
+func (k Kind) APIVersion() string { return k.apiVersion(k.Version) }
+
+func (k Kind) apiVersion(version string) string {
 	if k.Group == "" {
-		return k.Version
+		return version
 	}
-	return k.Group + "/" + k.Version
+	return k.Group + "/" + version
 }
 
-func (k Kind) accepted(version string) bool {
-	for _, v := range k.accepts {
-		if v == version {
-			return true
-		}
+func (k Kind) accepted(version string) bool { return slices.Contains(k.accepts, version) }
+
+// acceptedAPIVersions lists the apiVersions a file may use for the kind.
+func (k Kind) acceptedAPIVersions() []string {
+	out := make([]string, len(k.accepts))
+	for i, v := range k.accepts {
+		out[i] = k.apiVersion(v)
 	}
-	return false
+	return out
+}
+
+// crdKind is what the CustomResourceDefinition of a Gateway API kind says
+// of it (see gatewayCRDs, generated from the pinned module's files).
+type crdKind struct {
+	namespaced bool
+	// served lists the versions the API server serves, in the
+	// CustomResourceDefinition's order.
+	served []string
 }
 
 // kinds is every kind the provider publishes, by kind name. Kind names are
 // unique across the groups below, which the resources bucket key relies on.
+// The Gateway API kinds are those of gatewayCRDs (a test checks it), each
+// with its Go type.
 var kinds = map[string]Kind{
-	"GatewayClass":     gw("GatewayClass", false, func() any { return &gatewayv1.GatewayClass{} }, "v1beta1"),
-	"Gateway":          gw("Gateway", true, func() any { return &gatewayv1.Gateway{} }, "v1beta1"),
-	"HTTPRoute":        gw("HTTPRoute", true, func() any { return &gatewayv1.HTTPRoute{} }, "v1beta1"),
-	"GRPCRoute":        gw("GRPCRoute", true, func() any { return &gatewayv1.GRPCRoute{} }, "v1alpha2"),
-	"TLSRoute":         gw("TLSRoute", true, func() any { return &gatewayv1.TLSRoute{} }, "v1alpha2", "v1alpha3"),
-	"TCPRoute":         gw("TCPRoute", true, func() any { return &gatewayv1.TCPRoute{} }, "v1alpha2"),
-	"UDPRoute":         gw("UDPRoute", true, func() any { return &gatewayv1.UDPRoute{} }, "v1alpha2"),
-	"ReferenceGrant":   gw("ReferenceGrant", true, func() any { return &gatewayv1.ReferenceGrant{} }, "v1beta1", "v1alpha2"),
-	"BackendTLSPolicy": gw("BackendTLSPolicy", true, func() any { return &gatewayv1.BackendTLSPolicy{} }, "v1alpha3"),
-	"ListenerSet":      gw("ListenerSet", true, func() any { return &gatewayv1.ListenerSet{} }),
+	"GatewayClass":     gw("GatewayClass", func() any { return &gatewayv1.GatewayClass{} }),
+	"Gateway":          gw("Gateway", func() any { return &gatewayv1.Gateway{} }),
+	"HTTPRoute":        gw("HTTPRoute", func() any { return &gatewayv1.HTTPRoute{} }),
+	"GRPCRoute":        gw("GRPCRoute", func() any { return &gatewayv1.GRPCRoute{} }),
+	"TLSRoute":         gw("TLSRoute", func() any { return &gatewayv1.TLSRoute{} }),
+	"TCPRoute":         gw("TCPRoute", func() any { return &gatewayv1.TCPRoute{} }),
+	"UDPRoute":         gw("UDPRoute", func() any { return &gatewayv1.UDPRoute{} }),
+	"ReferenceGrant":   gw("ReferenceGrant", func() any { return &gatewayv1.ReferenceGrant{} }),
+	"BackendTLSPolicy": gw("BackendTLSPolicy", func() any { return &gatewayv1.BackendTLSPolicy{} }),
+	"ListenerSet":      gw("ListenerSet", func() any { return &gatewayv1.ListenerSet{} }),
 	"Namespace":        core("", "Namespace", false, func() any { return &corev1.Namespace{} }),
 	"Service":          core("", "Service", true, func() any { return &corev1.Service{} }),
 	"Secret":           core("", "Secret", true, func() any { return &corev1.Secret{} }),
@@ -69,10 +87,13 @@ var kinds = map[string]Kind{
 	"EndpointSlice":    core(discoveryv1.GroupName, "EndpointSlice", true, func() any { return &discoveryv1.EndpointSlice{} }),
 }
 
-func gw(kind string, namespaced bool, newObject func() any, older ...string) Kind {
+// gw is a Gateway API kind, published as v1, scoped and served as its
+// CustomResourceDefinition says.
+func gw(kind string, newObject func() any) Kind {
+	crd := gatewayCRDs[kind]
 	return Kind{
-		Group: gatewayGroup, Version: "v1", Kind: kind, Namespaced: namespaced,
-		accepts: append([]string{"v1"}, older...), newObject: newObject,
+		Group: gatewayGroup, Version: "v1", Kind: kind, Namespaced: crd.namespaced,
+		accepts: crd.served, newObject: newObject,
 	}
 }
 
