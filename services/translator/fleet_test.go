@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -160,20 +159,7 @@ func (c *natsCluster) start(tb testing.TB, cfg Config) *replica {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				tb.Errorf("Run returned %v", err)
-			}
-		})
-	}
-	tb.Cleanup(stop)
-	return &replica{Service: s, nc: nc, spans: spans, stop: stop}
+	return &replica{Service: s, nc: nc, spans: spans, stop: runService(tb, s)}
 }
 
 // crash cuts the replica off as if its process died: no more heartbeats,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -63,13 +62,7 @@ func startOn(t *testing.T, b *bus.Bus, cfg Config) *replica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	var once sync.Once
-	stop := func() { once.Do(func() { cancel(); <-done }) }
-	t.Cleanup(stop)
-	return &replica{Service: s, stop: stop}
+	return &replica{Service: s, stop: runService(t, s)}
 }
 
 // outputKeys lists the keys of every output bucket.

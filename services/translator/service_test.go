@@ -167,20 +167,27 @@ func startService(t *testing.T, b *bus.Bus) (*Service, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, runService(t, s)
+}
+
+// runService runs s until the returned function is called or the test
+// ends; stopping waits for Run to return, which must return nil.
+func runService(tb testing.TB, s *Service) (stop func()) {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
 	var once sync.Once
-	stop := func() {
+	stop = func() {
 		once.Do(func() {
 			cancel()
 			if err := <-done; err != nil {
-				t.Errorf("Run returned %v", err)
+				tb.Errorf("Run returned %v", err)
 			}
 		})
 	}
-	t.Cleanup(stop)
-	return s, stop
+	tb.Cleanup(stop)
+	return stop
 }
 
 func waitReady(t *testing.T, s *Service) {

@@ -28,10 +28,7 @@ func TestTranslationJoinsTheTraceOfTheChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runService(t, s)
 	waitReady(t, s)
 
 	changeCtx, change := tp.Tracer("test").Start(context.Background(), "change route")
