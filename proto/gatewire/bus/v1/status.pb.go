@@ -454,7 +454,9 @@ type Status struct {
 	// listeners is set on Gateways and ListenerSets.
 	Listeners []*ListenerStatus `protobuf:"bytes,5,rep,name=listeners,proto3" json:"listeners,omitempty"`
 	// parents is set on routes: the entries for the parent references that name
-	// this entry's gateway.
+	// this entry's gateway. It is set on BackendTLSPolicies too: one entry, with
+	// this entry's gateway as parent_ref, that the provider writes to the
+	// policy's status.ancestors.
 	Parents []*RouteParentStatus `protobuf:"bytes,6,rep,name=parents,proto3" json:"parents,omitempty"`
 	// addresses is set on Gateways when their proxies have addresses.
 	Addresses []string `protobuf:"bytes,7,rep,name=addresses,proto3" json:"addresses,omitempty"`
