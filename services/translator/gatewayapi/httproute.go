@@ -6,7 +6,6 @@ import (
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gatewire/gatewire/services/translator/resources"
@@ -91,10 +90,9 @@ func routeHostnames(hs []gatewayv1.Hostname) ([]string, *problem) {
 var routeHostname = regexp.MustCompile(`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 // names reports whether ref, from a route in namespace ns, names the
-// translated gateway.
+// translated gateway or one of its ListenerSets.
 func (t *translation) names(ns string, ref gatewayv1.ParentReference) bool {
-	return resources.IsGatewayRef(ref) &&
-		(types.NamespacedName{Namespace: resources.NamespaceOr(ref.Namespace, ns), Name: string(ref.Name)}) == t.name
+	return t.isParent(ns, ref)
 }
 
 // selectListeners returns the listeners ref selects that admit a route of
@@ -102,7 +100,11 @@ func (t *translation) names(ns string, ref gatewayv1.ParentReference) bool {
 // from attaching.
 func (t *translation) selectListeners(ref gatewayv1.ParentReference, kind *busv1.RouteGroupKind, ns string, hostnames []string) ([]attachment, *problem) {
 	var named, admitting []*listener
-	for _, l := range t.listeners {
+	candidates, p := t.parentListeners(ns, ref)
+	if p != nil {
+		return nil, p
+	}
+	for _, l := range candidates {
 		if (ref.SectionName == nil || *ref.SectionName == l.spec.Name) && (ref.Port == nil || *ref.Port == l.spec.Port) {
 			named = append(named, l)
 		}

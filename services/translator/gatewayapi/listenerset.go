@@ -222,22 +222,38 @@ func (l *listener) qualifiedName() string {
 	return l.set.obj.Namespace + "/" + l.set.obj.Name + "/" + string(l.spec.Name)
 }
 
-// parentListeners returns the listeners a parentRef, from a route in
-// namespace ns, selects from (before its sectionName and port): the
-// Gateway's own for a parentRef to the Gateway, a ListenerSet's for a
-// parentRef to one of the gateway's ListenerSets (none when it is not
-// accepted). ok is false when ref names no parent of this gateway.
-func (t *translation) parentListeners(ns string, ref gatewayv1.ParentReference) (ls []*listener, ok bool) {
+// isParent reports whether ref, from a route in namespace ns, names the
+// translated gateway or one of the ListenerSets whose parentRef names it.
+func (t *translation) isParent(ns string, ref gatewayv1.ParentReference) bool {
 	nn := types.NamespacedName{Namespace: resources.NamespaceOr(ref.Namespace, ns), Name: string(ref.Name)}
 	switch {
 	case resources.IsGatewayRef(ref):
-		return t.listeners, nn == t.name
+		return nn == t.name
 	case resources.IsListenerSetRef(ref):
-		for _, s := range t.listenerSets {
-			if s.name() == nn {
-				return s.listeners, true
-			}
-		}
+		return slices.ContainsFunc(t.listenerSets, func(s *listenerSet) bool { return s.name() == nn })
 	}
-	return nil, false
+	return false
+}
+
+// parentListeners returns the listeners a parent of the gateway (see
+// isParent) offers a parentRef before its sectionName and port: the
+// Gateway's own for a parentRef to the Gateway, a ListenerSet's for a
+// parentRef to it. A ListenerSet that is not accepted offers none, and the
+// problem (NoMatchingParent) says why.
+func (t *translation) parentListeners(ns string, ref gatewayv1.ParentReference) ([]*listener, *problem) {
+	if !resources.IsListenerSetRef(ref) {
+		return t.listeners, nil
+	}
+	nn := types.NamespacedName{Namespace: resources.NamespaceOr(ref.Namespace, ns), Name: string(ref.Name)}
+	for _, s := range t.listenerSets {
+		if s.name() != nn {
+			continue
+		}
+		if s.notAccepted != nil {
+			return nil, &problem{string(gatewayv1.RouteReasonNoMatchingParent),
+				fmt.Sprintf("ListenerSet %s is not attached to Gateway %s (%s)", nn, t.name, s.notAccepted.reason)}
+		}
+		return s.listeners, nil
+	}
+	return nil, nil
 }
