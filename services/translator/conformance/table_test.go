@@ -40,7 +40,7 @@ func refsNotResolved(reason string) cond { return cond{"ResolvedRefs", "False", 
 // conformanceTests are the tests of the suite whose expectations are status
 // conditions (what an offline translation can show), in the suite's order of
 // files.
-var conformanceTests = append(backendTLSPolicyTests(), []conformanceTest{
+var conformanceTests = append(append(backendTLSPolicyTests(), listenerSetTests()...), []conformanceTest{
 	{name: "GatewayClassObservedGenerationBump", manifest: "tests/gatewayclass-observed-generation-bump.yaml",
 		bump: &objectRef{"GatewayClass", "", "gatewayclass-observed-generation-bump"},
 		checks: []check{
