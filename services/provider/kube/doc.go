@@ -9,8 +9,8 @@
 // # What is published
 //
 // GatewayClass (only those whose spec.controllerName is
-// Options.ControllerName), Gateway, HTTPRoute, GRPCRoute, TLSRoute,
-// TCPRoute, UDPRoute, ReferenceGrant, BackendTLSPolicy (all
+// Options.ControllerName), Gateway, ListenerSet, HTTPRoute, GRPCRoute,
+// TLSRoute, TCPRoute, UDPRoute, ReferenceGrant, BackendTLSPolicy (all
 // gateway.networking.k8s.io/v1), Service, EndpointSlice and Namespace, and
 // the Secrets and ConfigMaps referenced as described below. Each is one
 // busv1.Resource under bus.ResourceKey, as in the file mode: the object
@@ -46,6 +46,9 @@
 //     object's namespace allows (from Gateway, to the object's kind, and its
 //     name or any name): without the grant, a Gateway cannot pull another
 //     namespace's Secret onto the bus;
+//   - by a ListenerSet, like a Gateway (its listeners' certificateRefs), a
+//     ReferenceGrant from ListenerSet allowing the other namespaces: a
+//     grant to Gateways does not cover ListenerSets;
 //   - by a BackendTLSPolicy of its namespace (validation.caCertificateRefs).
 //
 // To learn of changes, the provider follows the metadata only of Secrets

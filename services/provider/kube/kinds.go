@@ -17,7 +17,8 @@ type kind struct {
 	gvk        schema.GroupVersionKind
 	namespaced bool
 	// referenced kinds (Secret, ConfigMap) are published only while a
-	// Gateway or a BackendTLSPolicy references them; see refs.go.
+	// Gateway, a ListenerSet or a BackendTLSPolicy references them; see
+	// refs.go.
 	referenced bool
 	newObject  func() client.Object
 	newList    func() client.ObjectList

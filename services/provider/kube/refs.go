@@ -12,8 +12,8 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// refIndex is the cache index of Gateways and BackendTLSPolicies by the
-// Secrets and ConfigMaps they reference. Each reference is indexed as
+// refIndex is the cache index of Gateways, ListenerSets and
+// BackendTLSPolicies by the Secrets and ConfigMaps they reference. Each reference is indexed as
 // "<Kind>/<namespace>/<name>" and as "<Kind>/<namespace>" (to find the
 // references into a namespace when a ReferenceGrant that names no object
 // changes).
@@ -103,7 +103,8 @@ func policyRefs(p *gatewayv1.BackendTLSPolicy) []ref {
 	return out
 }
 
-// refsOf returns the references of a Gateway or a BackendTLSPolicy.
+// refsOf returns the references of a Gateway, a ListenerSet or a
+// BackendTLSPolicy.
 func refsOf(obj client.Object) []ref {
 	switch o := obj.(type) {
 	case *gatewayv1.Gateway:
@@ -193,7 +194,7 @@ func granted(ctx context.Context, c client.Reader, s served, kind, from string, 
 }
 
 // requestsOf returns the reconcile requests of the references of kind that
-// obj (a Gateway or a BackendTLSPolicy) makes.
+// obj (a Gateway, a ListenerSet or a BackendTLSPolicy) makes.
 func requestsOf(kind string, obj client.Object) []reconcile.Request {
 	var out []reconcile.Request
 	for _, r := range refsOf(obj) {

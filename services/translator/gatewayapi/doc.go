@@ -52,6 +52,27 @@
 // spec.tls.backend.clientCertificateRef is the certificate the proxy
 // presents to the backends it reaches over TLS.
 //
+// # ListenerSets
+//
+// A ListenerSet adds its listeners to the Gateway its parentRef names when
+// the Gateway's allowedListeners admits its namespace (None by default,
+// Same, All or Selector; else NotAllowed) and the Gateway is Accepted
+// (else ParentNotAccepted). Its listeners are validated like the Gateway's,
+// in the ListenerSet's namespace: allowedRoutes From Same means the
+// ListenerSet's, certificateRefs default to it, and another namespace
+// takes a ReferenceGrant from ListenerSets. The merged listeners keep the
+// Gateway API's precedence: the Gateway's own, then the ListenerSets'
+// oldest first, then by namespace and name. A ListenerSet listener that
+// conflicts with an earlier accepted one is Conflicted (its Accepted and
+// Programmed carry the conflict's reason) and the earlier one keeps its
+// port (see markSetConflicts). A ListenerSet is Accepted when one of its
+// listeners is programmed (else ListenersNotValid); the Gateway counts
+// those in status.attachedListenerSets. A route's parentRef of kind
+// ListenerSet selects among that ListenerSet's listeners only, by
+// sectionName and port as for a Gateway; a parentRef to the Gateway never
+// reaches a ListenerSet's listeners. IR listeners list a ListenerSet's
+// listeners as "<namespace>/<ListenerSet>/<listener>".
+//
 // # Routes
 //
 // An HTTPRoute attaches to the listeners its parentRefs select (by
