@@ -33,8 +33,9 @@ type policyState struct {
 // processBackendTLSPolicies applies BackendTLSPolicies to the backends the
 // gateway's HTTPRoutes, GRPCRoutes and TLS-terminating TLSRoutes use, and
 // records the status of every policy that targets one of them, with the
-// gateway as its ancestor. Policies of Services that no such route of the
-// gateway uses get no status from it.
+// gateway as its ancestor (a policy that names only ports the Service does
+// not have is TargetNotFound). Policies of Services that no such route of
+// the gateway uses get no status from it.
 func processBackendTLSPolicies(t *translation) {
 	states := map[types.NamespacedName]*policyState{}
 	names := make([]string, 0, len(t.backends))
@@ -42,6 +43,7 @@ func processBackendTLSPolicies(t *translation) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	var services []types.NamespacedName
 	for _, name := range names {
 		b := t.backends[name]
 		l4 := b.Protocol == irv1.BackendProtocol_BACKEND_PROTOCOL_TCP || b.Protocol == irv1.BackendProtocol_BACKEND_PROTOCOL_UDP
@@ -51,7 +53,11 @@ func processBackendTLSPolicies(t *translation) {
 		if st := t.policyFor(b, states); st != nil {
 			b.Tls = st.tls
 		}
+		if svc := (types.NamespacedName{Namespace: b.Namespace, Name: b.Service}); !slices.Contains(services, svc) {
+			services = append(services, svc)
+		}
 	}
+	t.targetsNotFound(services, states)
 	keys := make([]types.NamespacedName, 0, len(states))
 	for nn := range states {
 		keys = append(keys, nn)
