@@ -246,20 +246,28 @@ var classGatewayName = types.NamespacedName{Namespace: classGateway, Name: class
 // statusGateway returns the gateway a status key was written for.
 func statusGateway(key string) (types.NamespacedName, bool) {
 	_, _, _, gwNS, gwName, err := bus.ParseStatusKey(key)
-	if err != nil || gwNS == bus.DataPlane {
+	if err != nil || othersStatus(gwNS) {
 		return types.NamespacedName{}, false
 	}
 	return types.NamespacedName{Namespace: gwNS, Name: gwName}, true
 }
 
-// isDataPlane reports whether key is a status the xds service writes (see
-// bus.DataPlaneStatusKey): not the translator's to track or delete.
+// isDataPlane reports whether key is a status another service writes: the
+// xds service (bus.DataPlaneStatusKey) or the infra service (a Gateway's
+// addresses, under the gateway token bus.Infrastructure). Neither is the
+// translator's to track or delete.
 func isDataPlane(b bus.Bucket, key string) bool {
 	if b != bus.Status {
 		return false
 	}
 	_, _, _, gwNS, _, err := bus.ParseStatusKey(key)
-	return err == nil && gwNS == bus.DataPlane
+	return err == nil && othersStatus(gwNS)
+}
+
+// othersStatus reports whether the gateway-namespace token of a status key
+// is that of another service's entries.
+func othersStatus(gwNS string) bool {
+	return gwNS == bus.DataPlane || gwNS == bus.Infrastructure
 }
 
 // fingerprintOf hashes the deterministic encoding of m without its source
