@@ -112,8 +112,10 @@ func translatedNames(t *testing.T, order []int, reverseHeaders bool) (ir, envoy 
 // the first of them in the route gets the plain name, the other "-2".
 func TestReorderingRulesKeepsNames(t *testing.T) {
 	ir, envoy, clusters := translatedNames(t, []int{0, 1, 2}, false)
-	if len(ir) != 4 || len(envoy) != 5 || len(clusters) != 2 {
-		t.Fatalf("got %d IR routes, %d Envoy routes, %d clusters, want 4, 5 and 2:\n%v\n%v\n%v", len(ir), len(envoy), len(clusters), ir, envoy, clusters)
+	// Each of the three PathPrefix matches is two Envoy routes: its exact
+	// path ("<name>/exact") and its prefix.
+	if len(ir) != 4 || len(envoy) != 7 || len(clusters) != 2 {
+		t.Fatalf("got %d IR routes, %d Envoy routes, %d clusters, want 4, 7 and 2:\n%v\n%v\n%v", len(ir), len(envoy), len(clusters), ir, envoy, clusters)
 	}
 	for _, c := range []struct {
 		order   []int
