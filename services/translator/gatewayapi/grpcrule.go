@@ -25,7 +25,7 @@ func (t *translation) buildGRPCRules(route *gatewayv1.GRPCRoute) *httpRules {
 func (t *translation) buildGRPCRule(route *gatewayv1.GRPCRoute, i int, names *routeNames, out *httpRules) {
 	rule := &route.Spec.Rules[i]
 	action, used, bad := t.grpcRuleAction(route.Namespace, rule, i, out)
-	matches, p := grpcMatches(rule)
+	matches, p := translateMatches(rule.Matches, grpcMatch)
 	src := &irv1.RouteSource{Kind: resources.KindGRPCRoute, Namespace: route.Namespace, Name: route.Name, Rule: uint32(i)}
 	out.add(src, rule.Name, names, translatedRule{action, used, matches, cmpProblem(bad, p)})
 }
@@ -55,16 +55,6 @@ func (t *translation) grpcRuleAction(ns string, rule *gatewayv1.GRPCRouteRule, i
 		r.DirectResponse = &irv1.DirectResponse{Status: 500} // for the share of invalid backendRefs
 	}
 	return r, append(b.used, f.mirrored...), nil
-}
-
-// grpcMatches translates the matches of a rule (a rule without matches
-// matches every request); a match that cannot be translated is nil.
-func grpcMatches(rule *gatewayv1.GRPCRouteRule) ([]*irv1.RouteMatch, *problem) {
-	ms := rule.Matches
-	if len(ms) == 0 {
-		ms = []gatewayv1.GRPCRouteMatch{{}}
-	}
-	return translateMatches(ms, grpcMatch)
 }
 
 // grpcMatch translates match j of a rule: the method match on the HTTP/2

@@ -63,7 +63,7 @@ var answer500 = &irv1.Route{DirectResponse: &irv1.DirectResponse{Status: 500}}
 func (t *translation) buildHTTPRule(route *gatewayv1.HTTPRoute, i int, names *routeNames, out *httpRules) {
 	rule := &route.Spec.Rules[i]
 	action, used, bad := t.ruleAction(route.Namespace, rule, i, out)
-	matches, p := ruleMatches(rule)
+	matches, p := translateMatches(rule.Matches, httpMatch)
 	src := &irv1.RouteSource{Kind: resources.KindHTTPRoute, Namespace: route.Namespace, Name: route.Name, Rule: uint32(i)}
 	out.add(src, rule.Name, names, translatedRule{action, used, matches, cmpProblem(bad, p, prefixOnly(action, matches))})
 }
@@ -142,20 +142,14 @@ func (t *translation) ruleAction(ns string, rule *gatewayv1.HTTPRouteRule, i int
 	return r, append(b.used, f.mirrored...), nil
 }
 
-// ruleMatches translates the matches of a rule (a rule without matches
-// matches every path); a match that cannot be translated is nil.
-func ruleMatches(rule *gatewayv1.HTTPRouteRule) ([]*irv1.RouteMatch, *problem) {
-	ms := rule.Matches
-	if len(ms) == 0 {
-		ms = defaultMatches
-	}
-	return translateMatches(ms, httpMatch)
-}
-
-// translateMatches translates match j of ms with match(&ms[j], j), for
-// the rules of HTTPRoutes and GRPCRoutes: a match that cannot be translated
-// is nil, and the first problem is returned.
+// translateMatches translates the matches of a rule of an HTTPRoute or a
+// GRPCRoute, match j with match(&ms[j], j). A rule without matches has one
+// empty match: it matches every request. A match that cannot be
+// translated is nil, and the first problem is returned.
 func translateMatches[M any](ms []M, match func(*M, int) (*irv1.RouteMatch, *problem)) ([]*irv1.RouteMatch, *problem) {
+	if len(ms) == 0 {
+		ms = make([]M, 1)
+	}
 	out := make([]*irv1.RouteMatch, len(ms))
 	var bad *problem
 	for j := range ms {

@@ -7,9 +7,6 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// defaultMatches is what a rule without matches matches: every path.
-var defaultMatches = []gatewayv1.HTTPRouteMatch{{}}
-
 // methods are the HTTP methods a match may name.
 var methods = map[gatewayv1.HTTPMethod]bool{
 	gatewayv1.HTTPMethodGet: true, gatewayv1.HTTPMethodHead: true, gatewayv1.HTTPMethodPost: true,
