@@ -73,6 +73,8 @@ func objectStatus(kind string, entries []status.Entry) any {
 		return status.GatewayClass(gatewayv1.GatewayClassStatus{}, entries, transitionTime)
 	case kind == "Gateway":
 		return status.Gateway(gatewayv1.GatewayStatus{}, entries, transitionTime)
+	case kind == "ListenerSet":
+		return status.ListenerSet(gatewayv1.ListenerSetStatus{}, entries, transitionTime)
 	case strings.HasSuffix(kind, "Route"):
 		return gatewayv1.RouteStatus{
 			Parents: status.RouteParents(nil, entries, gatewayapi.ControllerName, transitionTime),
