@@ -76,7 +76,7 @@ func TestProxylessPrefixAndTimeouts(t *testing.T) {
 	}{
 		{"path prefix", unaryCall, "prefix"},
 		{"exact path with a backendRequest timeout", emptyCall, "empty"},
-		{"prefix with a trailing slash and a backendRequest timeout", healthCheck, "health"},
+		{"prefix with a trailing slash and a backendRequest timeout, not the longer prefix that ends mid-segment", healthCheck, "health"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := c.call(t, callRequest{Target: webTarget, Method: tc.method, N: 10})
