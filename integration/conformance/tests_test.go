@@ -17,7 +17,12 @@ import (
 //
 // Status-only tests that are not run:
 //
-//   - ListenerSet…: ListenerSet is not yet supported.
+//   - ListenerSet is not yet supported: ListenerSetAllowedNamespaceNone,
+//     ListenerSetAllowedNamespaceSame, ListenerSetAllowedNamespaceSelector,
+//     ListenerSetAllowedRoutesSupportedKinds, ListenerSetDefaultNotAllowed,
+//     ListenerSetHostnameConflict, ListenerSetProtocolConflict,
+//     ListenerSetReferenceGrant and ListenerSetRouteStatusScopedToParentRef
+//     check status only, and join this table with SupportListenerSet.
 //   - GatewayInfrastructureMetadata, GatewayInvalidParametersRef:
 //     GatewayInfrastructure (spec.infrastructure labels, annotations and
 //     parametersRef) is not supported.
@@ -26,7 +31,10 @@ import (
 //
 // Tests that look at status only but do send traffic (UDPRoute,
 // UDPRouteMultipleRoutesAttachment, TLSRouteInvalidBackendRefNonexistent,
-// TLSRouteInvalidBackendRefUnknownKind, ...) need an Envoy and are not run.
+// TLSRouteInvalidBackendRefUnknownKind, and of BackendTLSPolicy all but
+// BackendTLSPolicyObservedGenerationBump: BackendTLSPolicyConflictResolution,
+// BackendTLSPolicyInvalidCACertificateRef, BackendTLSPolicyInvalidKind,
+// BackendTLSPolicySANValidation, ...) need an Envoy and are not run.
 var statusTests = []string{
 	"GatewayClassObservedGenerationBump",
 	"GatewayInvalidRouteKind",
@@ -106,7 +114,8 @@ func skippedTests(t *testing.T) []string {
 
 // timeouts are the suite's defaults, shortened: everything happens in one
 // process on loopback, so a status that is not there in 30 seconds will not
-// come.
+// come. The namespaces get a minute: the first wait covers the start of
+// every service.
 func timeouts() config.TimeoutConfig {
 	tc := config.DefaultTimeoutConfig()
 	for _, d := range []*time.Duration{
@@ -114,9 +123,10 @@ func timeouts() config.TimeoutConfig {
 		&tc.GatewayListenersMustHaveConditions, &tc.GWCMustBeAccepted, &tc.HTTPRouteMustNotHaveParents,
 		&tc.HTTPRouteMustHaveCondition, &tc.TLSRouteMustHaveCondition, &tc.TCPRouteMustHaveCondition,
 		&tc.UDPRouteMustHaveCondition, &tc.RouteMustHaveParents, &tc.LatestObservedGenerationSet,
-		&tc.DefaultTestTimeout, &tc.NamespacesMustBeReady,
+		&tc.DefaultTestTimeout,
 	} {
 		*d = min(*d, 30*time.Second)
 	}
+	tc.NamespacesMustBeReady = time.Minute
 	return tc
 }
