@@ -117,8 +117,8 @@ func (l *listener) conditions() conditions {
 	return cs
 }
 
-// NotProgrammed marks the gateway and its programmed listeners as not
-// Programmed (reason Invalid) with message: what the translator could not
+// NotProgrammed marks the gateway, its ListenerSets and their programmed
+// listeners as not Programmed (reason Invalid) with message: what the translator could not
 // turn into valid proxy configuration. Its previous configuration stays in
 // place.
 func (r *Result) NotProgrammed(message string) {
@@ -138,4 +138,5 @@ func (r *Result) NotProgrammed(message string) {
 			}
 		}
 	}
+	listenerSetsNotProgrammed(r.Statuses[1:], message)
 }

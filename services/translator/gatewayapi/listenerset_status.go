@@ -113,3 +113,25 @@ func (t *translation) attachedListenerSets() *int32 {
 	}
 	return &n
 }
+
+// listenerSetsNotProgrammed marks the programmed ListenerSets among
+// statuses, and their programmed listeners, as not Programmed (reason
+// Invalid) with message: their gateway's configuration was not pushed.
+func listenerSetsNotProgrammed(statuses []*busv1.Status, message string) {
+	notProgrammed := func(cs []*busv1.Condition) {
+		for _, c := range cs {
+			if c.Type == string(gatewayv1.ListenerSetConditionProgrammed) && c.Status == conditionStatus(true) {
+				c.Status, c.Reason, c.Message = conditionStatus(false), string(gatewayv1.ListenerSetReasonInvalid), message
+			}
+		}
+	}
+	for _, st := range statuses {
+		if st.GetObject().GetKind() != resources.KindListenerSet {
+			continue
+		}
+		notProgrammed(st.Conditions)
+		for _, l := range st.Listeners {
+			notProgrammed(l.Conditions)
+		}
+	}
+}

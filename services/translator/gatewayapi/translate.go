@@ -18,8 +18,9 @@ type Result struct {
 	IR *irv1.Gateway
 	// Statuses are the statuses this gateway gives: the Gateway's own first,
 	// then its routes' (one per route, holding the parentRefs that name this
-	// gateway) and its BackendTLSPolicies' (the gateway as ancestor, in
-	// parents), sorted by kind, namespace and name.
+	// gateway or its ListenerSets), its BackendTLSPolicies' (the gateway as
+	// ancestor, in parents) and the ListenerSets' that name it, sorted by
+	// kind, namespace and name.
 	Statuses []*busv1.Status
 	// Proxy is what to run for the gateway.
 	Proxy *busv1.Proxy
