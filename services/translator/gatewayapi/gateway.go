@@ -118,9 +118,9 @@ func (l *listener) conditions() conditions {
 }
 
 // NotProgrammed marks the gateway, its ListenerSets and their programmed
-// listeners as not Programmed (reason Invalid) with message: what the translator could not
-// turn into valid proxy configuration. Its previous configuration stays in
-// place.
+// listeners as not Programmed (reason Invalid) with message: what the
+// translator could not turn into valid proxy configuration. Its previous
+// configuration stays in place.
 func (r *Result) NotProgrammed(message string) {
 	if len(r.Statuses) == 0 {
 		return
