@@ -101,7 +101,7 @@ func routeTo(s snapshot, host, prefix string) string {
 				continue
 			}
 			for _, r := range vh.GetRoutes() {
-				if r.GetMatch().GetPrefix() == prefix || r.GetMatch().GetPathSeparatedPrefix() == strings.TrimSuffix(prefix, "/") {
+				if r.GetMatch().GetPrefix() == strings.TrimSuffix(prefix, "/")+"/" {
 					return clusterOf(r)
 				}
 			}
