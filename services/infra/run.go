@@ -182,6 +182,8 @@ func (s *Service) handle(ctx context.Context, e *bus.Entry, failed map[string]ch
 	err = s.apply(e.Context(ctx), c)
 	switch {
 	case err == nil:
+	case ctx.Err() != nil:
+		// Stopping: the next start applies the bucket again.
 	case errors.Is(err, kube.ErrInvalid):
 		// Trying again gives the same answer; a new value of the key will
 		// be tried.
