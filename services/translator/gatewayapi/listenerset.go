@@ -35,8 +35,9 @@ func (s *listenerSet) name() types.NamespacedName {
 // an accepted listener before it (see [conflictWith]) is Conflicted and
 // left out; the earlier listener keeps its port.
 //
-// ListenerSets merge only while the Gateway is Accepted (one of its own
-// listeners is valid); otherwise they are ParentNotAccepted.
+// ListenerSets merge only while the Gateway is Accepted (it has a valid
+// listener of its own, or none at all); otherwise they are
+// ParentNotAccepted.
 func processListenerSets(t *translation) {
 	sets := t.idx.ListenerSetsFor(t.name)
 	if len(sets) == 0 {
@@ -46,7 +47,9 @@ func processListenerSets(t *translation) {
 	slices.SortStableFunc(sets, func(a, b *gatewayv1.ListenerSet) int {
 		return a.CreationTimestamp.Compare(b.CreationTimestamp.Time)
 	})
-	gatewayAccepted := slices.ContainsFunc(t.listeners, (*listener).ready)
+	// as processGateway will find: Accepted unless no listener of its own
+	// is valid
+	gatewayAccepted := len(t.listeners) == 0 || slices.ContainsFunc(t.listeners, (*listener).ready)
 	for _, obj := range sets {
 		s := &listenerSet{obj: obj}
 		t.listenerSets = append(t.listenerSets, s)
