@@ -22,26 +22,24 @@ import (
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
-// A fleet is gateways fleet/gw-<g>, each with HTTPRoutes r-<g>-<i> sending
-// /r<i> to Service s-<g>-<i>, which has one EndpointSlice of two
-// endpoints. Gateways gw-0 and gw-1 also route every path to the Service
-// shared.
-
-// fleet returns the objects of a fleet of gateways with routes each.
+// fleet returns the objects of a fleet of gateways fleet/gw-<g>, each
+// with routes HTTPRoutes r-<g>-<i> sending /r<i> to Service s-<g>-<i>,
+// which has one EndpointSlice of two endpoints. Gateways gw-0 and gw-1
+// also route every path to the Service shared.
 func fleet(tb testing.TB, gateways, routes int) []*busv1.Resource {
 	tb.Helper()
 	var y strings.Builder
 	y.WriteString(gatewaytest.GatewayClass())
 	y.WriteString(gatewaytest.Service("fleet", "shared"))
 	for g := range gateways {
-		y.WriteString(gatewaytest.Gateway("fleet", fleetGatewayName(g).Name))
+		gw := fleetGatewayName(g).Name
+		y.WriteString(gatewaytest.Gateway("fleet", gw))
 		for i := range routes {
 			y.WriteString(fleetRoute(g, i, fmt.Sprintf("/r%d", i)).String())
 			y.WriteString(gatewaytest.Service("fleet", fleetService(g, i)))
 			y.WriteString(fleetSlice(g, i, 2))
 		}
 		if g < 2 {
-			gw := fleetGatewayName(g).Name
 			y.WriteString(gatewaytest.Route{Namespace: "fleet", Name: fmt.Sprintf("shared-%d", g), Gateway: gw,
 				Hostname: "shared." + gw + ".example.com", Service: "shared"}.String())
 		}
