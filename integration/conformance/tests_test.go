@@ -17,17 +17,12 @@ import (
 //
 // Status-only tests that are not run:
 //
-//   - ListenerSet is not yet supported: ListenerSetAllowedNamespaceNone,
-//     ListenerSetAllowedNamespaceSame, ListenerSetAllowedNamespaceSelector,
-//     ListenerSetAllowedRoutesSupportedKinds, ListenerSetDefaultNotAllowed,
-//     ListenerSetHostnameConflict, ListenerSetProtocolConflict,
-//     ListenerSetReferenceGrant and ListenerSetRouteStatusScopedToParentRef
-//     check status only, and join this table with SupportListenerSet.
 //   - GatewayInfrastructureMetadata, GatewayInvalidParametersRef:
 //     GatewayInfrastructure (spec.infrastructure labels, annotations and
 //     parametersRef) is not supported.
-//   - GatewayStaticAddresses, GatewayOptionalAddressValue: spec.addresses
-//     is not supported.
+//   - GatewayStaticAddresses: gatewire binds no address of the user's
+//     choosing (a Gateway gets its Service's addresses; a spec.addresses
+//     value makes it not Programmed, AddressNotUsable).
 //
 // Tests that look at status only but do send traffic (UDPRoute,
 // UDPRouteMultipleRoutesAttachment, TLSRouteInvalidBackendRefNonexistent,
@@ -42,6 +37,7 @@ var statusTests = []string{
 	"GatewayListenerUnsupportedProtocol",
 	"GatewayModifyListeners",
 	"GatewayObservedGenerationBump",
+	"GatewayOptionalAddressValue",
 	"GatewaySecretInvalidReferenceGrant",
 	"GatewaySecretMissingReferenceGrant",
 	"GatewaySecretReferenceGrantAllInNamespace",
@@ -70,6 +66,15 @@ var statusTests = []string{
 	"UDPRouteInvalidCrossNamespaceBackendRef",
 	"UDPRouteNotAllowedByListeners",
 	"BackendTLSPolicyObservedGenerationBump",
+	"ListenerSetAllowedNamespaceNone",
+	"ListenerSetAllowedNamespaceSame",
+	"ListenerSetAllowedNamespaceSelector",
+	"ListenerSetAllowedRoutesSupportedKinds",
+	"ListenerSetDefaultNotAllowed",
+	"ListenerSetHostnameConflict",
+	"ListenerSetProtocolConflict",
+	"ListenerSetReferenceGrant",
+	"ListenerSetRouteStatusScopedToParentRef",
 }
 
 // supportedFeatures are the features of the suite that gatewire supports
@@ -77,6 +82,7 @@ var statusTests = []string{
 var supportedFeatures = []features.FeatureName{
 	features.SupportGateway,
 	features.SupportGatewayPort8080,
+	features.SupportGatewayAddressEmpty, // spec.addresses without a value get the Service's
 	features.SupportGatewayBackendClientCertificate,
 	features.SupportGatewayFrontendClientCertificateValidation,
 	features.SupportGatewayFrontendClientCertificateValidationInsecureFallback,
@@ -91,6 +97,7 @@ var supportedFeatures = []features.FeatureName{
 	features.SupportTCPRoute,
 	features.SupportUDPRoute,
 	features.SupportBackendTLSPolicy,
+	features.SupportListenerSet,
 }
 
 // skippedTests returns the names of the suite's tests that are not in
@@ -123,7 +130,7 @@ func timeouts() config.TimeoutConfig {
 		&tc.GatewayListenersMustHaveConditions, &tc.GWCMustBeAccepted, &tc.HTTPRouteMustNotHaveParents,
 		&tc.HTTPRouteMustHaveCondition, &tc.TLSRouteMustHaveCondition, &tc.TCPRouteMustHaveCondition,
 		&tc.UDPRouteMustHaveCondition, &tc.RouteMustHaveParents, &tc.LatestObservedGenerationSet,
-		&tc.DefaultTestTimeout,
+		&tc.ListenerSetMustHaveCondition, &tc.ListenerSetListenersMustHaveConditions, &tc.DefaultTestTimeout,
 	} {
 		*d = min(*d, 30*time.Second)
 	}
