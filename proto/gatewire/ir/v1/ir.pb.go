@@ -342,7 +342,8 @@ type Listener struct {
 	Name     string   `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Port     uint32   `protobuf:"varint,2,opt,name=port,proto3" json:"port,omitempty"`
 	Protocol Protocol `protobuf:"varint,3,opt,name=protocol,proto3,enum=gatewire.ir.v1.Protocol" json:"protocol,omitempty"`
-	// gateway_listeners are the names of the Gateway's listeners on this port.
+	// gateway_listeners are the names of the Gateway's listeners on this port,
+	// then those of its ListenerSets as "<namespace>/<ListenerSet>/<listener>".
 	GatewayListeners []string `protobuf:"bytes,4,rep,name=gateway_listeners,json=gatewayListeners,proto3" json:"gateway_listeners,omitempty"`
 	// virtual_hosts are sorted by hostname, "*" last. HTTP and HTTPS only.
 	VirtualHosts []*VirtualHost `protobuf:"bytes,5,rep,name=virtual_hosts,json=virtualHosts,proto3" json:"virtual_hosts,omitempty"`
