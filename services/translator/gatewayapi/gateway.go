@@ -33,10 +33,17 @@ func processGateway(t *translation) {
 		cs.set(string(gatewayv1.GatewayConditionAccepted), false, string(gatewayv1.GatewayReasonListenersNotValid),
 			"no listener is valid")
 	}
-	if len(t.servedPorts()) > 0 {
-		cs.set(string(gatewayv1.GatewayConditionProgrammed), true, string(gatewayv1.GatewayReasonProgrammed), "Gateway is programmed")
-	} else {
+	unsupported, unusable := addressProblems(t.gateway.Spec.Addresses)
+	if unsupported != nil {
+		cs.set(string(gatewayv1.GatewayConditionAccepted), false, unsupported.reason, unsupported.message)
+	}
+	switch {
+	case len(t.servedPorts()) == 0:
 		cs.set(string(gatewayv1.GatewayConditionProgrammed), false, string(gatewayv1.GatewayReasonInvalid), "no listener is programmed")
+	case unusable != nil:
+		cs.set(string(gatewayv1.GatewayConditionProgrammed), false, unusable.reason, unusable.message)
+	default:
+		cs.set(string(gatewayv1.GatewayConditionProgrammed), true, string(gatewayv1.GatewayReasonProgrammed), "Gateway is programmed")
 	}
 	switch {
 	case t.gatewayUnresolved != nil:
@@ -51,6 +58,39 @@ func processGateway(t *translation) {
 		cs.set(string(gatewayv1.GatewayConditionInsecureFrontendValidationMode), true, string(gatewayv1.GatewayReasonConfigurationChanged),
 			"spec.tls.frontend lets clients without a valid certificate connect (AllowInsecureFallback)")
 	}
+}
+
+// addressProblems checks spec.addresses. A Gateway gets the addresses of
+// the Service the infra service makes for it (its load balancer's IPs and
+// host names, else its cluster IPs), so an entry may ask for an IPAddress
+// or a Hostname and leave the value for gatewire to fill; gatewire binds no
+// address of the user's choosing. Another type is unsupported (the Gateway
+// is not Accepted: UnsupportedAddress); a value is not used (the Gateway is
+// not Programmed: AddressNotUsable). Its listeners are served all the same,
+// on the Service's addresses.
+func addressProblems(addrs []gatewayv1.GatewaySpecAddress) (unsupported, unusable *problem) {
+	var types, values []string
+	for _, a := range addrs {
+		typ := gatewayv1.IPAddressType // the CRD's default
+		if a.Type != nil {
+			typ = *a.Type
+		}
+		switch {
+		case typ != gatewayv1.IPAddressType && typ != gatewayv1.HostnameAddressType:
+			types = append(types, string(typ))
+		case a.Value != "":
+			values = append(values, a.Value)
+		}
+	}
+	if len(types) > 0 {
+		unsupported = &problem{string(gatewayv1.GatewayReasonUnsupportedAddress),
+			fmt.Sprintf("spec.addresses: types %s are not supported; use IPAddress or Hostname", quoteJoin(types))}
+	}
+	if len(values) > 0 {
+		unusable = &problem{string(gatewayv1.GatewayReasonAddressNotUsable),
+			fmt.Sprintf("spec.addresses: %s cannot be used: gatewire gives a Gateway the addresses of its Service; leave value empty to get them", quoteJoin(values))}
+	}
+	return unsupported, unusable
 }
 
 // quoteJoin lists names, quoted, separated by commas.
