@@ -11,8 +11,9 @@
 // skipped by the suite (SkipTests). What each substitute does:
 //
 //   - Gateway addresses: the infra service makes each Gateway's Service with
-//     type ClusterIP, which the API server fills without a cloud; the
-//     provider copies its cluster IP into status.addresses.
+//     type ClusterIP, which the API server fills without a cloud, and
+//     publishes its cluster IP to the status bucket; the provider writes it
+//     to the Gateway's status.addresses.
 //   - Programmed: in gatewire the translator sets a Gateway Programmed once
 //     its configuration translates into valid xDS; the xds service only
 //     turns it False while an Envoy rejects that configuration (see package
