@@ -39,10 +39,16 @@ var (
 	decoder     *zstd.Decoder
 )
 
+// codecs returns the process's zstd encoder and decoder. The encoder's
+// window is 1 MiB and its buffers grow with the values it compresses: with
+// zstd's defaults (an 8 MiB window per concurrent encoder, allocated up
+// front) the history buffers alone held 32 MiB of a standalone process
+// serving 1,000 routes.
 func codecs() (*zstd.Encoder, *zstd.Decoder) {
 	encoderOnce.Do(func() {
-		encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault))
-		decoder, _ = zstd.NewReader(nil)
+		encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault),
+			zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
+		decoder, _ = zstd.NewReader(nil, zstd.WithDecoderLowmem(true))
 	})
 	return encoder, decoder
 }
