@@ -37,6 +37,9 @@ func processGateway(t *translation) {
 	if unsupported != nil {
 		cs.set(string(gatewayv1.GatewayConditionAccepted), false, unsupported.reason, unsupported.message)
 	}
+	if p := parametersProblem(t.gateway.Spec.Infrastructure); p != nil {
+		cs.set(string(gatewayv1.GatewayConditionAccepted), false, p.reason, p.message)
+	}
 	switch {
 	case len(t.servedPorts()) == 0:
 		cs.set(string(gatewayv1.GatewayConditionProgrammed), false, string(gatewayv1.GatewayReasonInvalid), "no listener is programmed")
@@ -91,6 +94,20 @@ func addressProblems(addrs []gatewayv1.GatewaySpecAddress) (unsupported, unusabl
 			fmt.Sprintf("spec.addresses: %s cannot be used: gatewire gives a Gateway the addresses of its Service; leave value empty to get them", quoteJoin(values))}
 	}
 	return unsupported, unusable
+}
+
+// parametersProblem reports spec.infrastructure.parametersRef: gatewire has
+// no Gateway parameters, so any reference is to a kind it does not support
+// and the Gateway is not Accepted (InvalidParameters), as a GatewayClass
+// with parameters is not (see TranslateClass). Its listeners are served all
+// the same: the parameters would change nothing.
+func parametersProblem(infra *gatewayv1.GatewayInfrastructure) *problem {
+	if infra == nil || infra.ParametersRef == nil {
+		return nil
+	}
+	ref := infra.ParametersRef
+	return &problem{string(gatewayv1.GatewayReasonInvalidParameters),
+		fmt.Sprintf("spec.infrastructure.parametersRef to %s %q: gatewire has no Gateway parameters", ref.Kind, ref.Name)}
 }
 
 // quoteJoin lists names, quoted, separated by commas.
