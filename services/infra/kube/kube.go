@@ -14,10 +14,13 @@
 //	gateway.gatewire.dev/system: <installation>
 //	gateway.gatewire.dev/namespace: <ns>
 //	gateway.gatewire.dev/name: <gw>            (see LabelValue for long names)
+//	gateway.networking.k8s.io/gateway-name: <gw>  (the same value)
 //	annotation gateway.gatewire.dev/gateway: <ns>/<gw>
 //
 // so `kubectl get all -l gateway.gatewire.dev/name=<gw>` finds them from the
-// Gateway, and, in the Gateway's namespace with a known Gateway uid, an owner
+// Gateway, as does the Gateway API's well-known label (GEP-1762; not in the
+// pods' selector, so upgrading from a version without it rolls the pods
+// once), and, in the Gateway's namespace with a known Gateway uid, an owner
 // reference (controller) to the Gateway, so deleting the Gateway deletes them
 // in a cluster with a garbage collector.
 //

@@ -28,6 +28,11 @@ const (
 	// than a label value allows, its first 54 characters and a hash (see
 	// LabelValue).
 	LabelGatewayName = "gateway.gatewire.dev/name"
+	// LabelGatewayAPIName is the Gateway API's well-known label
+	// (gateway.networking.k8s.io/gateway-name, GEP-1762) that every object
+	// made for a Gateway carries, with the value of LabelGatewayName. It is
+	// not in the pods' selector, which cannot change.
+	LabelGatewayAPIName = "gateway.networking.k8s.io/gateway-name"
 	// AnnotationGateway holds <namespace>/<name> of the Gateway, exactly: the
 	// authority on which gateway an object belongs to.
 	AnnotationGateway = "gateway.gatewire.dev/gateway"
@@ -117,6 +122,7 @@ func objectLabels(system, namespace, name string) map[string]string {
 	l[LabelManagedBy] = ManagedBy
 	l[LabelComponent] = "proxy"
 	l[LabelSystem] = system
+	l[LabelGatewayAPIName] = l[LabelGatewayName]
 	return l
 }
 
