@@ -110,9 +110,15 @@ func (x *XdsSnapshot) GetProxylessListeners() []*anypb.Any {
 
 // TypedResources holds the resources of one xDS type, sorted by name.
 type TypedResources struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TypeUrl       string                 `protobuf:"bytes,1,opt,name=type_url,json=typeUrl,proto3" json:"type_url,omitempty"`
-	Resources     []*anypb.Any           `protobuf:"bytes,2,rep,name=resources,proto3" json:"resources,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	TypeUrl   string                 `protobuf:"bytes,1,opt,name=type_url,json=typeUrl,proto3" json:"type_url,omitempty"`
+	Resources []*anypb.Any           `protobuf:"bytes,2,rep,name=resources,proto3" json:"resources,omitempty"`
+	// version is a hash of the resources of this type, and of the resources
+	// an Envoy must receive again with them (the clusters for endpoints, the
+	// listeners for route configurations). The xds service serves the type at
+	// this version, so that a type whose resources did not change is not sent
+	// again; empty: the type is served at the snapshot's version.
+	Version       string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -161,6 +167,13 @@ func (x *TypedResources) GetResources() []*anypb.Any {
 	return nil
 }
 
+func (x *TypedResources) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
 var File_gatewire_bus_v1_xds_proto protoreflect.FileDescriptor
 
 const file_gatewire_bus_v1_xds_proto_rawDesc = "" +
@@ -171,10 +184,11 @@ const file_gatewire_bus_v1_xds_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12'\n" +
 	"\x0fsource_revision\x18\x03 \x01(\x04R\x0esourceRevision\x12=\n" +
 	"\tresources\x18\x04 \x03(\v2\x1f.gatewire.bus.v1.TypedResourcesR\tresources\x12E\n" +
-	"\x13proxyless_listeners\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\x12proxylessListeners\"_\n" +
+	"\x13proxyless_listeners\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\x12proxylessListeners\"y\n" +
 	"\x0eTypedResources\x12\x19\n" +
 	"\btype_url\x18\x01 \x01(\tR\atypeUrl\x122\n" +
-	"\tresources\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\tresourcesB:Z8github.com/gatewire/gatewire/proto/gatewire/bus/v1;busv1b\x06proto3"
+	"\tresources\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\tresources\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\tR\aversionB:Z8github.com/gatewire/gatewire/proto/gatewire/bus/v1;busv1b\x06proto3"
 
 var (
 	file_gatewire_bus_v1_xds_proto_rawDescOnce sync.Once
