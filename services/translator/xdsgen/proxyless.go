@@ -2,8 +2,6 @@ package xdsgen
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -124,10 +122,8 @@ func apiListener(host, routeConfig string, router *anypb.Any) (*listenerv3.Liste
 }
 
 // packWithProxyless packs the gateway's resources (see [Snapshot]) and its
-// [ProxylessListeners]. Every API listener must pass ValidateAll. When the gateway has API listeners, the
-// snapshot's version is a hash of the resources' version and the listeners,
-// so that a change of either is a new version; otherwise it is the
-// resources' version.
+// [ProxylessListeners], and stamps the snapshot's versions. Every API
+// listener must pass ValidateAll.
 func packWithProxyless(gw *irv1.Gateway, res map[resourcev3.Type][]types.Resource) (*busv1.XdsSnapshot, error) {
 	routeConfigs := routeConfigNames(res)
 	listeners, err := apiListeners(gw, routeConfigs)
@@ -138,22 +134,18 @@ func packWithProxyless(gw *irv1.Gateway, res map[resourcev3.Type][]types.Resourc
 		return nil, err
 	}
 	snap, err := pack(NodeCluster(gw), res)
-	if err != nil || len(listeners) == 0 {
-		return snap, err
+	if err != nil {
+		return nil, err
 	}
-	h := sha256.New()
-	hashField(h, []byte(snap.GetVersion()))
 	opts := proto.MarshalOptions{Deterministic: true}
-	snap.ProxylessListeners = make([]*anypb.Any, 0, len(listeners))
 	for _, l := range listeners {
 		a := &anypb.Any{}
 		if err := anypb.MarshalFrom(a, l.listener, opts); err != nil {
 			return nil, fmt.Errorf("%w: marshal proxyless listener %s: %v", ErrInvalid, l.listener.GetName(), err)
 		}
-		hashField(h, a.Value)
 		snap.ProxylessListeners = append(snap.ProxylessListeners, a)
 	}
-	snap.Version = hex.EncodeToString(h.Sum(nil)[:16])
+	stamp(snap)
 	return snap, nil
 }
 

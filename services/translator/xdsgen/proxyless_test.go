@@ -131,6 +131,7 @@ func TestSnapshotCarriesProxylessListeners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stamp(plain)
 	if wildcard.GetVersion() != plain.GetVersion() {
 		t.Errorf("version %s, want the resources' version %s", wildcard.GetVersion(), plain.GetVersion())
 	}

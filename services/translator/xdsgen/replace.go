@@ -1,10 +1,7 @@
 package xdsgen
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"hash"
 
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
@@ -56,7 +53,7 @@ func ReplaceLoadAssignments(snap *busv1.XdsSnapshot, clas []*endpointv3.ClusterL
 	for i, a := range packed {
 		typed.Resources[i] = a
 	}
-	snap.Version = version(snap)
+	stamp(snap)
 	return nil
 }
 
@@ -84,28 +81,3 @@ func clusterName(b []byte) (string, error) {
 	}
 	return "", nil
 }
-
-// version is the version [Snapshot] gives a packed snapshot: a hash of its
-// resources in order (see pack), hashed again with its proxyless listeners
-// when it has any (see packWithProxyless).
-func version(snap *busv1.XdsSnapshot) string {
-	h := sha256.New()
-	for _, t := range snap.GetResources() {
-		for _, a := range t.GetResources() {
-			hashField(h, []byte(a.GetTypeUrl()))
-			hashField(h, a.GetValue())
-		}
-	}
-	v := sum(h)
-	if len(snap.GetProxylessListeners()) == 0 {
-		return v
-	}
-	h = sha256.New()
-	hashField(h, []byte(v))
-	for _, a := range snap.GetProxylessListeners() {
-		hashField(h, a.GetValue())
-	}
-	return sum(h)
-}
-
-func sum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)[:16]) }

@@ -2,12 +2,8 @@ package xdsgen
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"slices"
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -167,14 +163,13 @@ func routeClusters(a *routev3.RouteAction) []string {
 }
 
 // pack marshals the resources deterministically into a snapshot, types in
-// type URL order, and hashes them into its version.
+// type URL order; its versions are left to [stamp].
 func pack(nodeCluster string, res map[resourcev3.Type][]types.Resource) (*busv1.XdsSnapshot, error) {
 	typeURLs := make([]string, 0, len(res))
 	for t := range res {
 		typeURLs = append(typeURLs, t)
 	}
 	slices.Sort(typeURLs)
-	h := sha256.New()
 	snap := &busv1.XdsSnapshot{NodeCluster: nodeCluster}
 	opts := proto.MarshalOptions{Deterministic: true}
 	for _, t := range typeURLs {
@@ -184,22 +179,11 @@ func pack(nodeCluster string, res map[resourcev3.Type][]types.Resource) (*busv1.
 			if err := anypb.MarshalFrom(a, r, opts); err != nil {
 				return nil, fmt.Errorf("%w: marshal %s %s: %v", ErrInvalid, shortType(t), cachev3.GetResourceName(r), err)
 			}
-			hashField(h, []byte(a.TypeUrl))
-			hashField(h, a.Value)
 			typed.Resources = append(typed.Resources, a)
 		}
 		snap.Resources = append(snap.Resources, typed)
 	}
-	snap.Version = hex.EncodeToString(h.Sum(nil)[:16])
 	return snap, nil
-}
-
-// hashField writes b to h with its length, so that no two different lists of
-// fields hash alike.
-func hashField(h hash.Hash, b []byte) {
-	var n [binary.MaxVarintLen64]byte
-	h.Write(binary.AppendUvarint(n[:0], uint64(len(b))))
-	h.Write(b)
 }
 
 func shortType(typeURL string) string { return typeURL[len(resourcev3.APITypePrefix):] }
