@@ -3,6 +3,8 @@ package xds
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	// The Envoy types a snapshot may hold, registered so that their Anys
 	// decode. The typed config inside them (the connection manager, the
@@ -63,22 +65,36 @@ func emptyTypes() map[resource.Type][]types.Resource {
 // validator is implemented by every Envoy message (protoc-gen-validate).
 type validator interface{ ValidateAll() error }
 
+// emptyVersion is the version of a type a snapshot with type versions does
+// not hold: it is served empty.
+const emptyVersion = "empty"
+
 // decodeSnapshot turns the bus value into a consistent go-control-plane
 // snapshot. Every resource must be of a type the cache serves, carry a
 // unique name within its type, and pass ValidateAll; the snapshot must be
 // Consistent. The error names the first resource that is not.
-func decodeSnapshot(x *busv1.XdsSnapshot) (*cache.Snapshot, error) {
+//
+// A type that carries a version is served at that version, so that its
+// clients are not sent it again while it does not change; when prev (the
+// gateway's snapshot in the cache, or nil) serves the type at the same
+// version, its decoded resources are reused instead of decoded again.
+// Without type versions, every type is served at the snapshot's version.
+func decodeSnapshot(x *busv1.XdsSnapshot, prev cache.ResourceSnapshot) (*cache.Snapshot, error) {
 	if x.GetVersion() == "" {
 		return nil, errors.New("version is empty")
 	}
 	byType := emptyTypes()
-	seen := map[string]bool{}
+	versions := map[string]string{}
 	for _, typed := range x.GetResources() {
 		url := typed.GetTypeUrl()
-		if seen[url] {
+		if _, seen := versions[url]; seen {
 			return nil, fmt.Errorf("type %q is listed twice", url)
 		}
-		seen[url] = true
+		versions[url] = typed.GetVersion()
+		if v := typed.GetVersion(); v != "" && prev != nil && prev.GetVersion(url) == v {
+			byType[url] = slices.Collect(maps.Values(prev.GetResources(url)))
+			continue
+		}
 		rs, err := decodeTyped(typed)
 		if err != nil {
 			return nil, err
@@ -89,10 +105,27 @@ func decodeSnapshot(x *busv1.XdsSnapshot) (*cache.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	if typeVersioned(x) {
+		for _, url := range servedTypes {
+			v, held := versions[url]
+			switch {
+			case !held:
+				v = emptyVersion
+			case v == "":
+				v = x.GetVersion()
+			}
+			snap.Resources[cache.GetResponseType(url)].Version = v
+		}
+	}
 	if err := snap.Consistent(); err != nil {
 		return nil, fmt.Errorf("inconsistent: %w", err)
 	}
 	return snap, nil
+}
+
+// typeVersioned reports whether a snapshot's types carry their versions.
+func typeVersioned(x *busv1.XdsSnapshot) bool {
+	return slices.ContainsFunc(x.GetResources(), func(t *busv1.TypedResources) bool { return t.GetVersion() != "" })
 }
 
 // decodeTyped decodes and checks the resources of one type.

@@ -121,7 +121,8 @@ func (f *feed) apply(ctx context.Context, e *bus.Entry) {
 		f.reject(ctx, e, nodeCluster, fmt.Errorf("node_cluster %q does not match the key", x.GetNodeCluster()))
 		return
 	}
-	snap, err := decodeSnapshot(x)
+	prev, _ := f.cache.GetSnapshot(nodeCluster) // nil for a gateway not served yet
+	snap, err := decodeSnapshot(x, prev)
 	if err != nil {
 		f.reject(ctx, e, nodeCluster, err)
 		return

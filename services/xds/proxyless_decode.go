@@ -1,6 +1,9 @@
 package xds
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 
 	listener "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
@@ -8,6 +11,7 @@ import (
 	"github.com/envoyproxy/go-control-plane/pkg/cache/types"
 	"github.com/envoyproxy/go-control-plane/pkg/cache/v3"
 	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
@@ -16,7 +20,8 @@ import (
 // clients: its API listeners (proxyless_listeners) instead of the Envoy
 // listeners, and the routes, clusters and endpoints of envoy, the
 // gateway's Envoy snapshot decoded from the same value, at the same
-// version. It holds no secrets: gRPC clients do not ask for them, and the
+// versions (the listeners' version is a hash of them when the Envoy
+// snapshot has type versions). It holds no secrets: gRPC clients do not ask for them, and the
 // private keys of the gateway's listeners are for its Envoys only. Every API listener must decode, pass ValidateAll, have a unique
 // name, and be an api_listener whose connection manager takes its routes
 // inline or from a RouteConfiguration of the snapshot. (go-control-plane's
@@ -48,7 +53,28 @@ func decodeProxyless(x *busv1.XdsSnapshot, envoy *cache.Snapshot) (*cache.Snapsh
 			byType[t] = append(byType[t], r)
 		}
 	}
-	return cache.NewSnapshot(x.GetVersion(), byType)
+	snap, err := cache.NewSnapshot(x.GetVersion(), byType)
+	if err != nil || !typeVersioned(x) {
+		return snap, err
+	}
+	// The Envoy snapshot has type versions: the shared types keep theirs,
+	// and the listeners are versioned by what they hold.
+	for _, t := range []resource.Type{resource.ClusterType, resource.EndpointType, resource.RouteType} {
+		snap.Resources[cache.GetResponseType(t)].Version = envoy.GetVersion(t)
+	}
+	snap.Resources[cache.GetResponseType(resource.SecretType)].Version = emptyVersion
+	snap.Resources[cache.GetResponseType(resource.ListenerType)].Version = listenersVersion(x.GetProxylessListeners())
+	return snap, nil
+}
+
+// listenersVersion is a hash of the proxyless listeners as marshalled.
+func listenersVersion(listeners []*anypb.Any) string {
+	h := sha256.New()
+	for _, a := range listeners {
+		h.Write(binary.AppendUvarint(nil, uint64(len(a.GetValue()))))
+		h.Write(a.GetValue())
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // checkAPIListener checks that l is an API listener whose HTTP connection
