@@ -39,7 +39,12 @@ type Proxy struct {
 	Image          string `protobuf:"bytes,7,opt,name=image,proto3" json:"image,omitempty"`
 	SourceRevision uint64 `protobuf:"varint,8,opt,name=source_revision,json=sourceRevision,proto3" json:"source_revision,omitempty"`
 	// gateway_uid is the uid of the Gateway, for owner references.
-	GatewayUid    string `protobuf:"bytes,9,opt,name=gateway_uid,json=gatewayUid,proto3" json:"gateway_uid,omitempty"`
+	GatewayUid string `protobuf:"bytes,9,opt,name=gateway_uid,json=gatewayUid,proto3" json:"gateway_uid,omitempty"`
+	// labels and annotations are the Gateway's spec.infrastructure labels and
+	// annotations, for every object made for the gateway (in Kubernetes: its
+	// ServiceAccount, ConfigMap, Deployment, pods and Service).
+	Labels        map[string]string `protobuf:"bytes,10,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Annotations   map[string]string `protobuf:"bytes,11,rep,name=annotations,proto3" json:"annotations,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -135,6 +140,20 @@ func (x *Proxy) GetGatewayUid() string {
 		return x.GatewayUid
 	}
 	return ""
+}
+
+func (x *Proxy) GetLabels() map[string]string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *Proxy) GetAnnotations() map[string]string {
+	if x != nil {
+		return x.Annotations
+	}
+	return nil
 }
 
 // ProxyPort is one port the proxy listens on.
@@ -275,7 +294,7 @@ var File_gatewire_bus_v1_proxy_proto protoreflect.FileDescriptor
 
 const file_gatewire_bus_v1_proxy_proto_rawDesc = "" +
 	"\n" +
-	"\x1bgatewire/bus/v1/proxy.proto\x12\x0fgatewire.bus.v1\"\xad\x02\n" +
+	"\x1bgatewire/bus/v1/proxy.proto\x12\x0fgatewire.bus.v1\"\xaf\x04\n" +
 	"\x05Proxy\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12!\n" +
@@ -286,7 +305,16 @@ const file_gatewire_bus_v1_proxy_proto_rawDesc = "" +
 	"\x05image\x18\a \x01(\tR\x05image\x12'\n" +
 	"\x0fsource_revision\x18\b \x01(\x04R\x0esourceRevision\x12\x1f\n" +
 	"\vgateway_uid\x18\t \x01(\tR\n" +
-	"gatewayUid\"v\n" +
+	"gatewayUid\x12:\n" +
+	"\x06labels\x18\n" +
+	" \x03(\v2\".gatewire.bus.v1.Proxy.LabelsEntryR\x06labels\x12I\n" +
+	"\vannotations\x18\v \x03(\v2'.gatewire.bus.v1.Proxy.AnnotationsEntryR\vannotations\x1a9\n" +
+	"\vLabelsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a>\n" +
+	"\x10AnnotationsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"v\n" +
 	"\tProxyPort\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bprotocol\x18\x02 \x01(\tR\bprotocol\x12\x12\n" +
@@ -309,19 +337,23 @@ func file_gatewire_bus_v1_proxy_proto_rawDescGZIP() []byte {
 	return file_gatewire_bus_v1_proxy_proto_rawDescData
 }
 
-var file_gatewire_bus_v1_proxy_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_gatewire_bus_v1_proxy_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_gatewire_bus_v1_proxy_proto_goTypes = []any{
 	(*Proxy)(nil),     // 0: gatewire.bus.v1.Proxy
 	(*ProxyPort)(nil), // 1: gatewire.bus.v1.ProxyPort
 	(*Member)(nil),    // 2: gatewire.bus.v1.Member
+	nil,               // 3: gatewire.bus.v1.Proxy.LabelsEntry
+	nil,               // 4: gatewire.bus.v1.Proxy.AnnotationsEntry
 }
 var file_gatewire_bus_v1_proxy_proto_depIdxs = []int32{
 	1, // 0: gatewire.bus.v1.Proxy.ports:type_name -> gatewire.bus.v1.ProxyPort
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	3, // 1: gatewire.bus.v1.Proxy.labels:type_name -> gatewire.bus.v1.Proxy.LabelsEntry
+	4, // 2: gatewire.bus.v1.Proxy.annotations:type_name -> gatewire.bus.v1.Proxy.AnnotationsEntry
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_gatewire_bus_v1_proxy_proto_init() }
@@ -335,7 +367,7 @@ func file_gatewire_bus_v1_proxy_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_gatewire_bus_v1_proxy_proto_rawDesc), len(file_gatewire_bus_v1_proxy_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
