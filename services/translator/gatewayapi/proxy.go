@@ -9,14 +9,19 @@ import (
 )
 
 // proxyFor returns what to run for a gateway: one port per IR listener,
-// TCP or UDP, with the port Envoy binds (see [xdsgen.BindPort]). Service
-// type, replicas and image are left to the infra defaults.
+// TCP or UDP, with the port Envoy binds (see [xdsgen.BindPort]), and the
+// labels and annotations of spec.infrastructure. Service type, replicas and
+// image are left to the infra defaults.
 func proxyFor(gw *gatewayv1.Gateway, ir *irv1.Gateway) *busv1.Proxy {
 	p := &busv1.Proxy{
 		Namespace:   gw.Namespace,
 		Name:        gw.Name,
 		NodeCluster: xdsgen.NodeCluster(ir),
 		GatewayUid:  string(gw.UID),
+	}
+	if infra := gw.Spec.Infrastructure; infra != nil {
+		p.Labels = stringMap(infra.Labels)
+		p.Annotations = stringMap(infra.Annotations)
 	}
 	for _, l := range ir.Listeners {
 		protocol := "TCP"
@@ -31,4 +36,16 @@ func proxyFor(gw *gatewayv1.Gateway, ir *irv1.Gateway) *busv1.Proxy {
 		})
 	}
 	return p
+}
+
+// stringMap copies a map of string types; nil when m is empty.
+func stringMap[K, V ~string](m map[K]V) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[string(k)] = string(v)
+	}
+	return out
 }
