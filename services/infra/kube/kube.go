@@ -24,6 +24,11 @@
 // reference (controller) to the Gateway, so deleting the Gateway deletes them
 // in a cluster with a garbage collector.
 //
+// The labels and annotations of Proxy (a Gateway's spec.infrastructure) are
+// added to every object and to the pods, gatewire's own keys winning; a
+// change of them rolls the pods, as any change of the pod template does.
+// Keys or values the API server would refuse make the proxy ErrInvalid.
+//
 //   - ServiceAccount: no API token mounted; Envoy does not call the API.
 //   - ConfigMap: bootstrap.yaml, rendered by package bootstrap: node.cluster
 //     <ns>/<gw>, the xds service at Options.XDSAddress, admin on

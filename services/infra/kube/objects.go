@@ -41,6 +41,8 @@ type gatewayMeta struct {
 	objName         string
 	cluster         string // node.cluster, <namespace>/<name>
 	labels          map[string]string
+	annotations     map[string]string                          // the proxy's and AnnotationGateway
+	userAnnotations map[string]string                          // the proxy's alone, for the pods
 	owner           *metav1ac.OwnerReferenceApplyConfiguration // nil: none
 }
 
@@ -53,8 +55,10 @@ func (p *Provisioner) metaOf(proxy *busv1.Proxy) gatewayMeta {
 		objNamespace: p.objectNamespace(ns),
 		objName:      ObjectName(ns, name, p.opts.Namespace != ""),
 		cluster:      bootstrap.NodeCluster(ns, name),
-		labels:       objectLabels(p.opts.System, ns, name),
+		labels:       withOurs(proxy.GetLabels(), objectLabels(p.opts.System, ns, name)),
 	}
+	m.annotations = withOurs(proxy.GetAnnotations(), map[string]string{AnnotationGateway: m.cluster})
+	m.userAnnotations = proxy.GetAnnotations()
 	// Owner references cannot cross namespaces; without a uid (a file
 	// provider) there is no Gateway object to own them.
 	if uid := proxy.GetGatewayUid(); uid != "" && m.objNamespace == ns {
@@ -77,7 +81,7 @@ type objectMeta[T any] interface {
 }
 
 func withMeta[T objectMeta[T]](obj T, m gatewayMeta) T {
-	obj = obj.WithLabels(m.labels).WithAnnotations(map[string]string{AnnotationGateway: m.cluster})
+	obj = obj.WithLabels(m.labels).WithAnnotations(m.annotations)
 	if m.owner != nil {
 		obj = obj.WithOwnerReferences(m.owner)
 	}
@@ -86,6 +90,9 @@ func withMeta[T objectMeta[T]](obj T, m gatewayMeta) T {
 
 // objects renders the four objects of the gateway of proxy.
 func (p *Provisioner) objects(proxy *busv1.Proxy) (*gatewayObjects, error) {
+	if err := checkMetadata(proxy); err != nil {
+		return nil, err
+	}
 	m := p.metaOf(proxy)
 	ports, err := servicePorts(proxy.GetPorts(), p.opts.AdminPort, p.opts.ReadinessPort)
 	if err != nil {
@@ -149,7 +156,7 @@ func (p *Provisioner) deployment(proxy *busv1.Proxy, m gatewayMeta, ports []serv
 	sum := sha256.Sum256(bs)
 	pod := corev1ac.PodTemplateSpec().
 		WithLabels(m.labels).
-		WithAnnotations(map[string]string{AnnotationBootstrapHash: hex.EncodeToString(sum[:])[:16]}).
+		WithAnnotations(withOurs(m.userAnnotations, map[string]string{AnnotationBootstrapHash: hex.EncodeToString(sum[:])[:16]})).
 		WithSpec(corev1ac.PodSpec().
 			WithServiceAccountName(m.objName).
 			WithAutomountServiceAccountToken(false).
