@@ -17,9 +17,6 @@ import (
 //
 // Status-only tests that are not run:
 //
-//   - GatewayInfrastructureMetadata, GatewayInvalidParametersRef:
-//     GatewayInfrastructure (spec.infrastructure labels, annotations and
-//     parametersRef) is not supported.
 //   - GatewayStaticAddresses: gatewire binds no address of the user's
 //     choosing (a Gateway gets its Service's addresses; a spec.addresses
 //     value makes it not Programmed, AddressNotUsable).
@@ -32,6 +29,8 @@ import (
 // BackendTLSPolicySANValidation, ...) need an Envoy and are not run.
 var statusTests = []string{
 	"GatewayClassObservedGenerationBump",
+	"GatewayInfrastructureMetadata",
+	"GatewayInvalidParametersRef",
 	"GatewayInvalidRouteKind",
 	"GatewayInvalidTLSConfiguration",
 	"GatewayListenerUnsupportedProtocol",
@@ -83,6 +82,7 @@ var supportedFeatures = []features.FeatureName{
 	features.SupportGateway,
 	features.SupportGatewayPort8080,
 	features.SupportGatewayAddressEmpty, // spec.addresses without a value get the Service's
+	features.SupportGatewayInfrastructure,
 	features.SupportGatewayBackendClientCertificate,
 	features.SupportGatewayFrontendClientCertificateValidation,
 	features.SupportGatewayFrontendClientCertificateValidationInsecureFallback,
