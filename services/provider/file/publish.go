@@ -34,6 +34,9 @@ type record struct {
 	// spec is the hash of the object without metadata: when it changes, the
 	// generation goes up.
 	spec [32]byte
+	// input is the object as the folder last gave it, nil until then: the
+	// same input from the same origin is not hashed again.
+	input []byte
 }
 
 // publisher keeps the resources bucket equal to the folder. It is owned by
@@ -84,12 +87,19 @@ func (p *publisher) load(ctx context.Context) error {
 // job.
 func (p *publisher) sync(ctx context.Context, want map[string]manifest.Object) (puts, deletes int, err error) {
 	for _, key := range sortedKeys(want) {
+		o := want[key]
 		prev, seen := p.records[key]
-		rec, err := next(want[key], prev, seen)
+		if seen && bytes.Equal(prev.input, o.JSON) && prev.res.GetOrigin() == origin(o) {
+			continue
+		}
+		rec, err := next(o, prev, seen)
 		if err != nil {
 			return puts, deletes, fmt.Errorf("%s: %w", key, err)
 		}
+		rec.input = o.JSON
 		if seen && rec.content == prev.content && rec.res.Origin == prev.res.Origin {
+			prev.input = o.JSON
+			p.records[key] = prev
 			continue
 		}
 		opCtx, cancel := context.WithTimeout(ctx, opTimeout)
@@ -154,10 +164,15 @@ func next(o manifest.Object, prev record, seen bool) (record, error) {
 			Group: o.Kind.Group, Version: o.Kind.Version, Kind: o.Kind.Kind,
 			Namespace: o.Namespace, Name: o.Name, Uid: uid,
 			Generation: generation, ResourceVersion: resourceVersion,
-			Object: data, Origin: fmt.Sprintf("%s%s:%d", OriginPrefix, o.Path, o.Line),
+			Object: data, Origin: origin(o),
 		},
 		content: content, spec: spec,
 	}, nil
+}
+
+// origin is the Origin of o's Resource: "file:<path>:<line>".
+func origin(o manifest.Object) string {
+	return fmt.Sprintf("%s%s:%d", OriginPrefix, o.Path, o.Line)
 }
 
 // recordOf rebuilds the record of a Resource read from the bucket.

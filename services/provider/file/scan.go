@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gatewire/gatewire/services/provider/manifest"
 )
@@ -22,6 +23,12 @@ type source struct {
 	// data is the content last read, good or not: a file whose content has
 	// not changed is not decoded again.
 	data []byte
+	// size and modTime are the file's when data was read at readAt: a file
+	// that still has them is not read again, unless it was modified within
+	// a second of that read (a file system's clock is coarse: a second
+	// write in the same tick keeps the modification time).
+	size            int64
+	modTime, readAt time.Time
 	// objects is the last good content: what the file held the last time it
 	// decoded without a problem.
 	objects []manifest.Object
@@ -105,12 +112,19 @@ func (f *folder) keep(seen map[string]bool, path string) {
 	}
 }
 
-// read reads and decodes one file when its content changed.
+// read reads one file when its size or modification time changed, and
+// decodes it when its content changed.
 func (f *folder) read(path string) {
 	st, err := os.Stat(path) // follows symbolic links
 	if err == nil && !st.Mode().IsRegular() {
 		return
 	}
+	src := f.sources[path]
+	if err == nil && src != nil && src.data != nil && st.Size() == src.size && st.ModTime().Equal(src.modTime) &&
+		src.readAt.Sub(src.modTime) > time.Second {
+		return
+	}
+	readAt := time.Now()
 	var data []byte
 	if err == nil {
 		data, err = os.ReadFile(path)
@@ -125,11 +139,11 @@ func (f *folder) read(path string) {
 		f.readProblem(path, err)
 		return
 	}
-	src := f.sources[path]
 	if src == nil {
 		src = &source{}
 		f.sources[path] = src
 	}
+	src.size, src.modTime, src.readAt = st.Size(), st.ModTime(), readAt
 	if src.data != nil && bytes.Equal(src.data, data) {
 		return
 	}
