@@ -53,7 +53,7 @@ type proc struct {
 	err  error
 }
 
-func start(t *testing.T, name string, env []string, args ...string) *proc {
+func start(t testing.TB, name string, env []string, args ...string) *proc {
 	t.Helper()
 	logPath := filepath.Join(t.TempDir(), name+".log")
 	f, err := os.Create(logPath)
@@ -117,7 +117,7 @@ func (p *proc) output() string {
 }
 
 // freeAddr returns a loopback address with a port nobody listens on.
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -128,7 +128,7 @@ func freeAddr(t *testing.T) string {
 }
 
 // waitReady polls a /readyz endpoint until it answers 200.
-func waitReady(t *testing.T, p *proc, adminAddr string, timeout time.Duration) {
+func waitReady(t testing.TB, p *proc, adminAddr string, timeout time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()

@@ -37,7 +37,7 @@ type envoy struct {
 
 var envoyTypes = []string{resource.ListenerType, resource.RouteType, resource.ClusterType, resource.EndpointType}
 
-func connectEnvoy(t *testing.T, xdsAddr, nodeCluster string) *envoy {
+func connectEnvoy(t testing.TB, xdsAddr, nodeCluster string) *envoy {
 	t.Helper()
 	conn, err := grpc.NewClient(xdsAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -128,7 +128,7 @@ func (e *envoy) snapshot() snapshot {
 
 // waitFor waits until cond holds for what the envoy holds, and returns when
 // it first did.
-func (e *envoy) waitFor(t *testing.T, timeout time.Duration, what string, cond func(snapshot) bool) time.Time {
+func (e *envoy) waitFor(t testing.TB, timeout time.Duration, what string, cond func(snapshot) bool) time.Time {
 	t.Helper()
 	deadline := time.After(timeout)
 	for {

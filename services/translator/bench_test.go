@@ -17,7 +17,7 @@ import (
 // header match, a RequestHeaderModifier and two backends weighted 80/20 to
 // Services of three endpoints each.
 func BenchmarkTranslate(b *testing.B) {
-	for _, n := range []int{100, 1000} {
+	for _, n := range []int{100, 1000, 10000} {
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			idx := benchIndex(b, n)
 			gw := types.NamespacedName{Namespace: "bench", Name: "eg"}
