@@ -52,6 +52,18 @@
 // spec.tls.backend.clientCertificateRef is the certificate the proxy
 // presents to the backends it reaches over TLS.
 //
+// # Addresses and infrastructure
+//
+// spec.addresses entries without a value take the addresses of the
+// gateway's Service; a value gatewire cannot bind makes the Gateway not
+// Programmed (AddressNotUsable), and an address type it does not know not
+// Accepted (UnsupportedAddress). spec.infrastructure.parametersRef names
+// kinds gatewire has none of: the Gateway is not Accepted
+// (InvalidParameters). spec.infrastructure labels and annotations are
+// carried to the proxy's spec, for every object infra makes; gatewire's
+// own keys win, and values the API server would refuse make the proxy
+// invalid.
+//
 // # ListenerSets
 //
 // A ListenerSet adds its listeners to the Gateway its parentRef names when
@@ -119,9 +131,10 @@
 // A rule with no backendRefs, or none valid, answers 500.
 //
 // timeouts.request is the route timeout and timeouts.backendRequest the
-// timeout of each attempt ("0s" disables either); retry retries connection
-// failures, resets and the given status codes, attempts times, waiting at
-// least backoff.
+// timeout of each attempt ("0s" disables either); without retries there is
+// one attempt, and the route timeout is the shorter of the two. retry
+// retries connection failures, resets and the given status codes, attempts
+// times, waiting at least backoff.
 //
 // # Backends
 //
