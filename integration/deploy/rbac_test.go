@@ -41,9 +41,10 @@ var (
 var (
 	gatewayKinds = []string{
 		"gatewayclasses", "gateways", "httproutes", "grpcroutes", "tlsroutes",
-		"tcproutes", "udproutes", "referencegrants", "backendtlspolicies",
+		"tcproutes", "udproutes", "referencegrants", "backendtlspolicies", "listenersets",
 	}
-	statusKinds = []string{"gatewayclasses", "gateways", "httproutes", "grpcroutes", "tlsroutes", "tcproutes", "udproutes"}
+	statusKinds = []string{"gatewayclasses", "gateways", "httproutes", "grpcroutes", "tlsroutes", "tcproutes", "udproutes",
+		"backendtlspolicies", "listenersets"}
 )
 
 // grants is what each service may do: exactly this, nothing more. translator
@@ -115,7 +116,7 @@ func universe() []resource {
 		{"apiextensions.k8s.io", "customresourcedefinitions", false},
 		{"admissionregistration.k8s.io", "validatingadmissionpolicies", false},
 	}
-	for _, kind := range append(gatewayKinds, "listenersets") {
+	for _, kind := range gatewayKinds {
 		namespaced := kind != "gatewayclasses"
 		u = append(u, resource{gatewayGroup, kind, namespaced}, resource{gatewayGroup, kind + "/status", namespaced})
 	}
