@@ -43,7 +43,8 @@ func processBackendTLSPolicies(t *translation) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	var services []types.NamespacedName
+	var services []types.NamespacedName // in the order of their first backend
+	seen := map[types.NamespacedName]bool{}
 	for _, name := range names {
 		b := t.backends[name]
 		l4 := b.Protocol == irv1.BackendProtocol_BACKEND_PROTOCOL_TCP || b.Protocol == irv1.BackendProtocol_BACKEND_PROTOCOL_UDP
@@ -53,7 +54,8 @@ func processBackendTLSPolicies(t *translation) {
 		if st := t.policyFor(b, states); st != nil {
 			b.Tls = st.tls
 		}
-		if svc := (types.NamespacedName{Namespace: b.Namespace, Name: b.Service}); !slices.Contains(services, svc) {
+		if svc := (types.NamespacedName{Namespace: b.Namespace, Name: b.Service}); !seen[svc] {
+			seen[svc] = true
 			services = append(services, svc)
 		}
 	}
