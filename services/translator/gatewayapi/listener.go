@@ -77,7 +77,13 @@ func processListeners(t *translation) {
 		t.listeners = append(t.listeners, t.newListener(&t.gateway.Spec.Listeners[i], nil))
 	}
 	markConflicts(t.listeners)
-	for _, l := range t.listeners {
+	t.openPorts(t.listeners)
+}
+
+// openPorts opens the IR Listener of the port (and transport) of every
+// ready listener of ls, and names every IR Listener again after it.
+func (t *translation) openPorts(ls []*listener) {
+	for _, l := range ls {
 		if l.ready() {
 			t.openPort(l)
 		}

@@ -67,17 +67,7 @@ func processListenerSets(t *translation) {
 		}
 	}
 	t.markSetConflicts()
-	for _, l := range t.setListeners() {
-		if l.ready() {
-			t.openPort(l)
-		}
-	}
-	for _, p := range t.ports {
-		t.nameListener(p, false)
-	}
-	for _, p := range t.udpPorts {
-		t.nameListener(p, true)
-	}
+	t.openPorts(t.setListeners())
 }
 
 // admitsListenerSet returns why the Gateway's allowedListeners keep a
