@@ -2,6 +2,8 @@ package integration
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,7 +28,9 @@ const footprintRoutes = 1000
 //   - change-ms: the median, over 20 edits, of the time from rewriting one
 //     route's file to the client holding the edited route;
 //   - rss-MiB and peak-MiB: the process's resident memory after the edits
-//     (VmRSS) and its peak since it started (VmHWM).
+//     (VmRSS) and its peak since it started (VmHWM);
+//   - live-MiB: its Go heap after a collection (the admin server's
+//     /debug/pprof/heap?gc=1 collects; /metrics tells the heap).
 func BenchmarkStandaloneFootprint(b *testing.B) {
 	dir := b.TempDir()
 	write(b, filepath.Join(dir, "gateway.yaml"), gatewaytest.GatewayClass()+gatewaytest.Gateway("bench", "eg"))
@@ -83,6 +87,7 @@ func footprint(b *testing.B, dir string) {
 	b.ReportMetric(changes[len(changes)/2], "change-ms")
 	b.ReportMetric(memoryMiB(b, p, "VmRSS"), "rss-MiB")
 	b.ReportMetric(memoryMiB(b, p, "VmHWM"), "peak-MiB")
+	b.ReportMetric(liveHeapMiB(b, admin), "live-MiB")
 }
 
 // vhostCount is the number of virtual hosts in every route configuration s
@@ -114,6 +119,35 @@ func setsHeader(s snapshot, domain, value string) bool {
 		}
 	}
 	return false
+}
+
+// liveHeapMiB collects the process's garbage through its admin server, then
+// reads go_memstats_heap_alloc_bytes from its metrics, in MiB.
+func liveHeapMiB(b *testing.B, admin string) float64 {
+	get := func(path string) string {
+		resp, err := http.Get("http://" + admin + path)
+		if err != nil {
+			b.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("GET %s: %s %v", path, resp.Status, err)
+		}
+		return string(body)
+	}
+	get("/debug/pprof/heap?gc=1")
+	for line := range strings.Lines(get("/metrics")) {
+		if v, ok := strings.CutPrefix(line, "go_memstats_heap_alloc_bytes "); ok {
+			bytes, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				b.Fatalf("metrics: %q: %v", line, err)
+			}
+			return bytes / (1 << 20)
+		}
+	}
+	b.Fatal("metrics: no go_memstats_heap_alloc_bytes")
+	return 0
 }
 
 // memoryMiB reads one of the process's memory figures from
