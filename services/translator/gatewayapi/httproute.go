@@ -110,7 +110,7 @@ func (t *translation) selectListeners(ref gatewayv1.ParentReference, kind *busv1
 		}
 	}
 	if len(named) == 0 {
-		return nil, &problem{string(gatewayv1.RouteReasonNoMatchingParent), noListener(ref)}
+		return nil, &problem{string(gatewayv1.RouteReasonNoMatchingParent), noListener(parentName(ns, ref), ref)}
 	}
 	var notReady []string
 	for _, l := range named {
@@ -127,7 +127,7 @@ func (t *translation) selectListeners(ref gatewayv1.ParentReference, kind *busv1
 	}
 	if len(admitting) == 0 {
 		return nil, &problem{string(gatewayv1.RouteReasonNotAllowedByListeners),
-			fmt.Sprintf("no listener of the gateway admits %s routes from namespace %q", kind.Kind, ns)}
+			fmt.Sprintf("no listener of %s admits %s routes from namespace %q", parentName(ns, ref), kind.Kind, ns)}
 	}
 	var out []attachment
 	for _, l := range admitting {
@@ -142,16 +142,18 @@ func (t *translation) selectListeners(ref gatewayv1.ParentReference, kind *busv1
 	return out, nil
 }
 
-func noListener(ref gatewayv1.ParentReference) string {
+// noListener says that parent, named by parentName, has no listener that
+// the sectionName and port of ref select.
+func noListener(parent string, ref gatewayv1.ParentReference) string {
 	switch {
 	case ref.SectionName != nil && ref.Port != nil:
-		return fmt.Sprintf("the gateway has no listener %q on port %d", *ref.SectionName, *ref.Port)
+		return fmt.Sprintf("%s has no listener %q on port %d", parent, *ref.SectionName, *ref.Port)
 	case ref.SectionName != nil:
-		return fmt.Sprintf("the gateway has no listener %q", *ref.SectionName)
+		return fmt.Sprintf("%s has no listener %q", parent, *ref.SectionName)
 	case ref.Port != nil:
-		return fmt.Sprintf("the gateway has no listener on port %d", *ref.Port)
+		return fmt.Sprintf("%s has no listener on port %d", parent, *ref.Port)
 	}
-	return "the gateway has no listeners"
+	return parent + " has no listeners"
 }
 
 func admitsKind(l *listener, kind *busv1.RouteGroupKind) bool {

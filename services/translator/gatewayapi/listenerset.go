@@ -228,6 +228,17 @@ func (t *translation) isParent(ns string, ref gatewayv1.ParentReference) bool {
 	return false
 }
 
+// parentName names, in a route's condition messages, what ref from a route
+// in namespace ns names: "ListenerSet <namespace>/<name>" for a ListenerSet,
+// "the gateway" for the translated Gateway.
+func parentName(ns string, ref gatewayv1.ParentReference) string {
+	if !resources.IsListenerSetRef(ref) {
+		return "the gateway"
+	}
+	nn := types.NamespacedName{Namespace: resources.NamespaceOr(ref.Namespace, ns), Name: string(ref.Name)}
+	return "ListenerSet " + nn.String()
+}
+
 // parentListeners returns the listeners a parent of the gateway (see
 // isParent) offers a parentRef before its sectionName and port: the
 // Gateway's own for a parentRef to the Gateway, a ListenerSet's for a
