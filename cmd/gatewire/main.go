@@ -1,6 +1,7 @@
 // Command gatewire is gatewire's one command-line tool.
 //
 //	gatewire standalone            embedded NATS and all four services in one process
+//	gatewire status [ns/gateway]   what the bus holds of each gateway
 //	gatewire tap [bucket] [keys]   print every change on the bus, decoded to JSON
 //	gatewire translate -f FILE...  translate manifests offline: status, IR or xDS
 //	gatewire version
@@ -28,6 +29,7 @@ type command struct {
 
 var commands = []command{
 	{"standalone", "run an embedded NATS server and the four services in one process", runStandalone},
+	{"status", "print what the bus holds of each gateway: conditions, xDS snapshot, rejections, addresses", runStatus},
 	{"tap", "print every change on the bus, decoded to JSON", runTap},
 	{"translate", "translate Gateway API manifests offline: status, IR or xDS", runTranslate},
 	{"version", "print the version", func(_ context.Context, _ []string, w io.Writer) error {
