@@ -169,12 +169,46 @@ func addresses(values []string) []gatewayv1.GatewayStatusAddress {
 // entry holds any more is removed. At most 32 entries are returned (the
 // CRDs' limit); the entries of controller beyond it are dropped.
 func RouteParents(live []gatewayv1.RouteParentStatus, entries []Entry, controller string, now time.Time) []gatewayv1.RouteParentStatus {
-	var out, ours []gatewayv1.RouteParentStatus
+	var out []gatewayv1.RouteParentStatus
 	for _, p := range live {
 		if string(p.ControllerName) != controller {
 			out = append(out, *p.DeepCopy())
 		}
 	}
+	out = append(out, routeParents.ours(live, entries, controller, now)...)
+	if len(out) > maxParents {
+		out = out[:maxParents]
+	}
+	return out
+}
+
+// parentList reads and builds the entries of a list keyed by controller
+// name and parent reference: a route's status.parents (RouteParentStatus)
+// or a policy's status.ancestors (PolicyAncestorStatus), whose entries hold
+// the same fields under other names.
+type parentList[S any] struct {
+	key        func(S) (gatewayv1.GatewayController, gatewayv1.ParentReference)
+	conditions func(S) []metav1.Condition
+	entry      func(gatewayv1.GatewayController, gatewayv1.ParentReference, []metav1.Condition) S
+}
+
+// routeParents is a route's status.parents.
+var routeParents = parentList[gatewayv1.RouteParentStatus]{
+	key: func(p gatewayv1.RouteParentStatus) (gatewayv1.GatewayController, gatewayv1.ParentReference) {
+		return p.ControllerName, p.ParentRef
+	},
+	conditions: func(p gatewayv1.RouteParentStatus) []metav1.Condition { return p.Conditions },
+	entry: func(ctl gatewayv1.GatewayController, ref gatewayv1.ParentReference, cs []metav1.Condition) gatewayv1.RouteParentStatus {
+		return gatewayv1.RouteParentStatus{ParentRef: ref, ControllerName: ctl, Conditions: cs}
+	},
+}
+
+// ours returns the entries the status entries hold, one per parent
+// reference, sorted by parent reference and without duplicates, each with
+// the conditions of the live entry of the same controller and parent
+// updated. A parent without a controller name is controller's.
+func (l parentList[S]) ours(live []S, entries []Entry, controller string, now time.Time) []S {
+	var ours []S
 	for _, e := range entries {
 		if e.DataPlane || e.Infra {
 			continue
@@ -183,28 +217,32 @@ func RouteParents(live []gatewayv1.RouteParentStatus, entries []Entry, controlle
 			ref := parentRef(p.GetParentRef())
 			ctl := gatewayv1.GatewayController(cmp.Or(p.GetControllerName(), controller))
 			var prev []metav1.Condition
-			if i := slices.IndexFunc(live, func(l gatewayv1.RouteParentStatus) bool {
-				return l.ControllerName == ctl && parentKey(l.ParentRef) == parentKey(ref)
-			}); i >= 0 {
-				prev = live[i].Conditions
+			if i := l.index(live, ctl, ref); i >= 0 {
+				prev = l.conditions(live[i])
 			}
-			ours = append(ours, gatewayv1.RouteParentStatus{
-				ParentRef: ref, ControllerName: ctl,
-				Conditions: Conditions(prev, p.GetConditions(), e.Status.GetObservedGeneration(), now),
-			})
+			ours = append(ours, l.entry(ctl, ref, Conditions(prev, p.GetConditions(), e.Status.GetObservedGeneration(), now)))
 		}
 	}
-	slices.SortStableFunc(ours, func(a, b gatewayv1.RouteParentStatus) int {
-		return cmp.Compare(parentKey(a.ParentRef), parentKey(b.ParentRef))
+	slices.SortStableFunc(ours, func(a, b S) int {
+		_, ra := l.key(a)
+		_, rb := l.key(b)
+		return cmp.Compare(parentKey(ra), parentKey(rb))
 	})
-	ours = slices.CompactFunc(ours, func(a, b gatewayv1.RouteParentStatus) bool {
-		return a.ControllerName == b.ControllerName && parentKey(a.ParentRef) == parentKey(b.ParentRef)
+	return slices.CompactFunc(ours, func(a, b S) bool {
+		ca, ra := l.key(a)
+		cb, rb := l.key(b)
+		return ca == cb && parentKey(ra) == parentKey(rb)
 	})
-	out = append(out, ours...)
-	if len(out) > maxParents {
-		out = out[:maxParents]
-	}
-	return out
+}
+
+// index returns the index of the entry of list for controller and ref, or
+// -1.
+func (l parentList[S]) index(list []S, controller gatewayv1.GatewayController, ref gatewayv1.ParentReference) int {
+	key := parentKey(ref)
+	return slices.IndexFunc(list, func(s S) bool {
+		ctl, r := l.key(s)
+		return ctl == controller && parentKey(r) == key
+	})
 }
 
 // parentRef converts p, with the defaults the CRDs apply (group

@@ -1,8 +1,6 @@
 package status
 
 import (
-	"cmp"
-	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,41 +33,22 @@ func PolicyAncestors(live []gatewayv1.PolicyAncestorStatus, entries []Entry, con
 			out = append(out, *a.DeepCopy())
 		}
 	}
-	ours := ourAncestors(live, entries, controller, now)
+	ours := policyAncestors.ours(live, entries, controller, now)
 	if room := maxAncestors - len(out); len(ours) > room {
 		ours = fit(ours, live, max(room, 0))
 	}
 	return append(out, ours...)
 }
 
-// ourAncestors returns the ancestors the entries hold, sorted by ancestor
-// reference and without duplicates, each with the conditions of the live
-// entry of the same controller and ancestor updated.
-func ourAncestors(live []gatewayv1.PolicyAncestorStatus, entries []Entry, controller string, now time.Time) []gatewayv1.PolicyAncestorStatus {
-	var ours []gatewayv1.PolicyAncestorStatus
-	for _, e := range entries {
-		if e.DataPlane || e.Infra {
-			continue
-		}
-		for _, p := range e.Status.GetParents() {
-			ref := parentRef(p.GetParentRef())
-			ctl := gatewayv1.GatewayController(cmp.Or(p.GetControllerName(), controller))
-			var prev []metav1.Condition
-			if i := indexAncestor(live, ctl, ref); i >= 0 {
-				prev = live[i].Conditions
-			}
-			ours = append(ours, gatewayv1.PolicyAncestorStatus{
-				AncestorRef: ref, ControllerName: ctl,
-				Conditions: Conditions(prev, p.GetConditions(), e.Status.GetObservedGeneration(), now),
-			})
-		}
-	}
-	slices.SortStableFunc(ours, func(a, b gatewayv1.PolicyAncestorStatus) int {
-		return cmp.Compare(parentKey(a.AncestorRef), parentKey(b.AncestorRef))
-	})
-	return slices.CompactFunc(ours, func(a, b gatewayv1.PolicyAncestorStatus) bool {
-		return a.ControllerName == b.ControllerName && parentKey(a.AncestorRef) == parentKey(b.AncestorRef)
-	})
+// policyAncestors is a policy's status.ancestors.
+var policyAncestors = parentList[gatewayv1.PolicyAncestorStatus]{
+	key: func(a gatewayv1.PolicyAncestorStatus) (gatewayv1.GatewayController, gatewayv1.ParentReference) {
+		return a.ControllerName, a.AncestorRef
+	},
+	conditions: func(a gatewayv1.PolicyAncestorStatus) []metav1.Condition { return a.Conditions },
+	entry: func(ctl gatewayv1.GatewayController, ref gatewayv1.ParentReference, cs []metav1.Condition) gatewayv1.PolicyAncestorStatus {
+		return gatewayv1.PolicyAncestorStatus{AncestorRef: ref, ControllerName: ctl, Conditions: cs}
+	},
 }
 
 // fit returns n of ours, in their order: first those live already holds,
@@ -79,7 +58,7 @@ func fit(ours, live []gatewayv1.PolicyAncestorStatus, n int) []gatewayv1.PolicyA
 	kept := 0
 	for _, held := range []bool{true, false} {
 		for i, a := range ours {
-			if kept < n && !keep[i] && (indexAncestor(live, a.ControllerName, a.AncestorRef) >= 0) == held {
+			if kept < n && !keep[i] && (policyAncestors.index(live, a.ControllerName, a.AncestorRef) >= 0) == held {
 				keep[i] = true
 				kept++
 			}
@@ -92,13 +71,4 @@ func fit(ours, live []gatewayv1.PolicyAncestorStatus, n int) []gatewayv1.PolicyA
 		}
 	}
 	return out
-}
-
-// indexAncestor returns the index of the entry of live for controller and
-// ref, or -1.
-func indexAncestor(live []gatewayv1.PolicyAncestorStatus, controller gatewayv1.GatewayController, ref gatewayv1.ParentReference) int {
-	key := parentKey(ref)
-	return slices.IndexFunc(live, func(l gatewayv1.PolicyAncestorStatus) bool {
-		return l.ControllerName == controller && parentKey(l.AncestorRef) == key
-	})
 }
