@@ -135,13 +135,20 @@ func routeNoAcceptedParents(kind string, route types.NamespacedName) check {
 
 // gatewayCondition is the suite's GatewayMustHaveCondition.
 func gatewayCondition(gw types.NamespacedName, want cond) check {
-	r := objectRef{"Gateway", gw.Namespace, gw.Name}
+	return objectCondition(objectRef{"Gateway", gw.Namespace, gw.Name}, want,
+		func(o *outcome) *busv1.Status { return o.gatewayStatus(gw) })
+}
+
+// objectCondition is the suite's <Kind>MustHaveCondition: the status of r,
+// which status returns (nil when there is none), has the condition want,
+// of r's latest generation.
+func objectCondition(r objectRef, want cond, status func(*outcome) *busv1.Status) check {
 	return check{
 		what: fmt.Sprintf("%s: %s", r, want),
 		verify: func(o *outcome) error {
-			st := o.gatewayStatus(gw)
+			st := status(o)
 			if st == nil {
-				return fmt.Errorf("%s is not translated", r)
+				return fmt.Errorf("%s has no status", r)
 			}
 			if err := stale(o, r, st.GetConditions()); err != nil {
 				return err

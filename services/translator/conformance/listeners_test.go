@@ -28,22 +28,50 @@ func gatewayListeners(gw types.NamespacedName, want ...listener) check {
 			if st == nil {
 				return fmt.Errorf("Gateway %s is not translated", gw)
 			}
-			got := st.GetListeners()
-			if len(got) != len(want) {
-				return fmt.Errorf("%d listener statuses, want %d", len(got), len(want))
-			}
-			for _, w := range want {
-				i := slices.IndexFunc(got, func(l *busv1.ListenerStatus) bool { return l.GetName() == w.name })
-				if i < 0 {
-					return fmt.Errorf("no status for listener %s", w.name)
-				}
-				if err := listenerMatches(w, got[i]); err != nil {
-					return fmt.Errorf("listener %s: %w", w.name, err)
-				}
-			}
-			return nil
+			return listenersMatch(want, st.GetListeners())
 		},
 	}
+}
+
+// listenersMatch mirrors the suite's gatewayListenersMatch: got holds
+// exactly the listeners of want, each matching.
+func listenersMatch(want []listener, got []*busv1.ListenerStatus) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%d listener statuses, want %d", len(got), len(want))
+	}
+	for _, w := range want {
+		l, err := listenerNamed(got, w.name)
+		if err != nil {
+			return err
+		}
+		if err := listenerMatches(w, l); err != nil {
+			return fmt.Errorf("listener %s: %w", w.name, err)
+		}
+	}
+	return nil
+}
+
+// listenerNamed returns the status of the listener name in ls.
+func listenerNamed(ls []*busv1.ListenerStatus, name string) (*busv1.ListenerStatus, error) {
+	i := slices.IndexFunc(ls, func(l *busv1.ListenerStatus) bool { return l.GetName() == name })
+	if i < 0 {
+		return nil, fmt.Errorf("no status for listener %s", name)
+	}
+	return ls[i], nil
+}
+
+// acceptedListener is the suite's generateAcceptedListenerConditions.
+var acceptedListener = []cond{{"ResolvedRefs", "True", ""}, {"Accepted", "True", ""}, {"Programmed", "True", ""}}
+
+// listenersAccepted reports the first listener of ls that is not
+// ResolvedRefs, Accepted and Programmed.
+func listenersAccepted(ls []*busv1.ListenerStatus) error {
+	for _, l := range ls {
+		if err := conditionsMatch(acceptedListener, l.GetConditions()); err != nil {
+			return fmt.Errorf("listener %s: %w", l.GetName(), err)
+		}
+	}
+	return nil
 }
 
 // listenerConditions is the suite's GatewayListenerMustHaveConditions: the
@@ -56,11 +84,11 @@ func listenerConditions(gw types.NamespacedName, name string, want ...cond) chec
 			if st == nil {
 				return fmt.Errorf("Gateway %s is not translated", gw)
 			}
-			i := slices.IndexFunc(st.GetListeners(), func(l *busv1.ListenerStatus) bool { return l.GetName() == name })
-			if i < 0 {
-				return fmt.Errorf("no status for listener %s", name)
+			l, err := listenerNamed(st.GetListeners(), name)
+			if err != nil {
+				return err
 			}
-			return conditionsMatch(want, st.GetListeners()[i].GetConditions())
+			return conditionsMatch(want, l.GetConditions())
 		},
 	}
 }
@@ -115,12 +143,7 @@ func routesAccepted(kind string, gw types.NamespacedName, sections []string, rou
 			if st == nil {
 				return fmt.Errorf("Gateway %s is not translated", gw)
 			}
-			for _, l := range st.GetListeners() {
-				if err := conditionsMatch([]cond{{"ResolvedRefs", "True", ""}, {"Accepted", "True", ""}, {"Programmed", "True", ""}}, l.GetConditions()); err != nil {
-					return fmt.Errorf("listener %s: %w", l.GetName(), err)
-				}
-			}
-			return nil
+			return listenersAccepted(st.GetListeners())
 		},
 	}
 }

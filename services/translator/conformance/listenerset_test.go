@@ -121,9 +121,6 @@ func listenerSetTests() []conformanceTest {
 	}
 }
 
-// acceptedListener is the suite's generateAcceptedListenerConditions.
-var acceptedListener = []cond{{"ResolvedRefs", "True", ""}, {"Accepted", "True", ""}, {"Programmed", "True", ""}}
-
 // conflictChecks are the expectations of ListenerSetProtocolConflict and
 // ListenerSetHostnameConflict, which share their shape: what is the
 // manifests' "protocol" or "hostname", reason the conflict's.
@@ -171,20 +168,8 @@ func (o *outcome) listenerSetStatus(ls types.NamespacedName) *busv1.Status {
 
 // listenerSetCondition is the suite's ListenerSetMustHaveCondition.
 func listenerSetCondition(ls types.NamespacedName, want cond) check {
-	r := objectRef{"ListenerSet", ls.Namespace, ls.Name}
-	return check{
-		what: fmt.Sprintf("%s: %s", r, want),
-		verify: func(o *outcome) error {
-			st := o.listenerSetStatus(ls)
-			if st == nil {
-				return fmt.Errorf("%s has no status", r)
-			}
-			if err := stale(o, r, st.GetConditions()); err != nil {
-				return err
-			}
-			return conditionsMatch([]cond{want}, st.GetConditions())
-		},
-	}
+	return objectCondition(objectRef{"ListenerSet", ls.Namespace, ls.Name}, want,
+		func(o *outcome) *busv1.Status { return o.listenerSetStatus(ls) })
 }
 
 // listenerSetListenerConditions is the suite's
@@ -198,11 +183,11 @@ func listenerSetListenerConditions(ls types.NamespacedName, names []string, want
 				return fmt.Errorf("ListenerSet %s has no status", ls)
 			}
 			for _, name := range names {
-				i := slices.IndexFunc(st.GetListeners(), func(l *busv1.ListenerStatus) bool { return l.GetName() == name })
-				if i < 0 {
-					return fmt.Errorf("no status for listener %s", name)
+				l, err := listenerNamed(st.GetListeners(), name)
+				if err != nil {
+					return err
 				}
-				if err := conditionsMatch(want, st.GetListeners()[i].GetConditions()); err != nil {
+				if err := conditionsMatch(want, l.GetConditions()); err != nil {
 					return fmt.Errorf("listener %s: %w", name, err)
 				}
 			}
@@ -220,20 +205,7 @@ func listenerSetListeners(ls types.NamespacedName, want ...listener) check {
 			if st == nil {
 				return fmt.Errorf("ListenerSet %s has no status", ls)
 			}
-			got := st.GetListeners()
-			if len(got) != len(want) {
-				return fmt.Errorf("%d listener statuses, want %d", len(got), len(want))
-			}
-			for _, w := range want {
-				i := slices.IndexFunc(got, func(l *busv1.ListenerStatus) bool { return l.GetName() == w.name })
-				if i < 0 {
-					return fmt.Errorf("no status for listener %s", w.name)
-				}
-				if err := listenerMatches(w, got[i]); err != nil {
-					return fmt.Errorf("listener %s: %w", w.name, err)
-				}
-			}
-			return nil
+			return listenersMatch(want, st.GetListeners())
 		},
 	}
 }
@@ -278,12 +250,7 @@ func listenerSetRoutesAccepted(kind string, ls types.NamespacedName, routes ...t
 			if st == nil {
 				return fmt.Errorf("ListenerSet %s has no status", ls)
 			}
-			for _, l := range st.GetListeners() {
-				if err := conditionsMatch(acceptedListener, l.GetConditions()); err != nil {
-					return fmt.Errorf("listener %s: %w", l.GetName(), err)
-				}
-			}
-			return nil
+			return listenersAccepted(st.GetListeners())
 		},
 	}
 }
