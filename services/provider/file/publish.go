@@ -25,9 +25,12 @@ const OriginPrefix = "file:"
 // opTimeout bounds one bus operation.
 const opTimeout = 10 * time.Second
 
-// record is what the provider last published under one key.
+// record is what the provider knows of what it last published under one
+// key; not the Resource itself, whose object it does not need again.
 type record struct {
-	res *busv1.Resource
+	// origin and generation are the Resource's.
+	origin     string
+	generation int64
 	// content is the hash of the object without generation and
 	// resourceVersion, the two fields the provider computes.
 	content [32]byte
@@ -74,7 +77,7 @@ func (p *publisher) load(ctx context.Context) error {
 		rec, err := recordOf(res)
 		if err != nil {
 			p.log.Warn("unreadable resource replaced", "key", e.Key, "error", err)
-			rec = record{res: res}
+			rec = record{origin: res.GetOrigin(), generation: res.GetGeneration()}
 		}
 		records[e.Key] = rec
 	}
@@ -89,26 +92,26 @@ func (p *publisher) sync(ctx context.Context, want map[string]manifest.Object) (
 	for _, key := range sortedKeys(want) {
 		o := want[key]
 		prev, seen := p.records[key]
-		if seen && bytes.Equal(prev.input, o.JSON) && prev.res.GetOrigin() == origin(o) {
+		if seen && bytes.Equal(prev.input, o.JSON) && prev.origin == origin(o) {
 			continue
 		}
-		rec, err := next(o, prev, seen)
+		res, rec, err := next(o, prev, seen)
 		if err != nil {
 			return puts, deletes, fmt.Errorf("%s: %w", key, err)
 		}
 		rec.input = o.JSON
-		if seen && rec.content == prev.content && rec.res.Origin == prev.res.Origin {
+		if seen && rec.content == prev.content && rec.origin == prev.origin {
 			prev.input = o.JSON
 			p.records[key] = prev
 			continue
 		}
 		opCtx, cancel := context.WithTimeout(ctx, opTimeout)
-		_, err = p.bus.Put(opCtx, bus.Resources, key, rec.res)
+		_, err = p.bus.Put(opCtx, bus.Resources, key, res)
 		cancel()
 		if err != nil {
 			return puts, deletes, fmt.Errorf("put %s: %w", key, err)
 		}
-		p.log.Debug("resource published", "key", key, "origin", rec.res.Origin, "generation", rec.res.Generation)
+		p.log.Debug("resource published", "key", key, "origin", rec.origin, "generation", rec.generation)
 		p.records[key] = rec
 		puts++
 	}
@@ -129,22 +132,22 @@ func (p *publisher) sync(ctx context.Context, want map[string]manifest.Object) (
 	return puts, deletes, nil
 }
 
-// next returns the record to publish for o, given what was published before
-// (prev, when seen). The generation starts at 1 and goes up by one whenever
+// next returns the Resource to publish for o and its record, given what was
+// published before (prev, when seen). The generation starts at 1 and goes up by one whenever
 // the object outside metadata changes; it is read back from the bucket on
 // start, so it survives restarts.
-func next(o manifest.Object, prev record, seen bool) (record, error) {
+func next(o manifest.Object, prev record, seen bool) (*busv1.Resource, record, error) {
 	obj, err := decodeObject(o.JSON)
 	if err != nil {
-		return record{}, err
+		return nil, record{}, err
 	}
 	content, spec, err := hashes(obj)
 	if err != nil {
-		return record{}, err
+		return nil, record{}, err
 	}
 	generation := int64(1)
-	if seen && prev.res.GetGeneration() > 0 {
-		generation = prev.res.GetGeneration()
+	if seen && prev.generation > 0 {
+		generation = prev.generation
 		if spec != prev.spec {
 			generation++
 		}
@@ -156,18 +159,16 @@ func next(o manifest.Object, prev record, seen bool) (record, error) {
 	meta["resourceVersion"] = resourceVersion
 	data, err := json.Marshal(obj)
 	if err != nil {
-		return record{}, err
+		return nil, record{}, err
 	}
 	uid, _ := meta["uid"].(string)
-	return record{
-		res: &busv1.Resource{
-			Group: o.Kind.Group, Version: o.Kind.Version, Kind: o.Kind.Kind,
-			Namespace: o.Namespace, Name: o.Name, Uid: uid,
-			Generation: generation, ResourceVersion: resourceVersion,
-			Object: data, Origin: origin(o),
-		},
-		content: content, spec: spec,
-	}, nil
+	res := &busv1.Resource{
+		Group: o.Kind.Group, Version: o.Kind.Version, Kind: o.Kind.Kind,
+		Namespace: o.Namespace, Name: o.Name, Uid: uid,
+		Generation: generation, ResourceVersion: resourceVersion,
+		Object: data, Origin: origin(o),
+	}
+	return res, record{origin: res.Origin, generation: generation, content: content, spec: spec}, nil
 }
 
 // origin is the Origin of o's Resource: "file:<path>:<line>".
@@ -182,7 +183,7 @@ func recordOf(res *busv1.Resource) (record, error) {
 		return record{}, err
 	}
 	content, spec, err := hashes(obj)
-	return record{res: res, content: content, spec: spec}, err
+	return record{origin: res.GetOrigin(), generation: res.GetGeneration(), content: content, spec: spec}, err
 }
 
 // hashes returns the hash of obj without metadata.generation and

@@ -1,7 +1,7 @@
 package file
 
 import (
-	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,9 +20,11 @@ var extensions = map[string]bool{".yaml": true, ".yml": true, ".json": true}
 
 // source is what the provider knows of one manifest file.
 type source struct {
-	// data is the content last read, good or not: a file whose content has
-	// not changed is not decoded again.
-	data []byte
+	// digest is the hash of the content last read, good or not, when read
+	// is set: a file whose content has not changed is not decoded again.
+	// The content itself is not kept: its objects hold what is needed.
+	digest [sha256.Size]byte
+	read   bool
 	// size and modTime are the file's when data was read at readAt: a file
 	// that still has them is not read again, unless it was modified within
 	// a second of that read (a file system's clock is coarse: a second
@@ -120,7 +122,7 @@ func (f *folder) read(path string) {
 		return
 	}
 	src := f.sources[path]
-	if err == nil && src != nil && src.data != nil && st.Size() == src.size && st.ModTime().Equal(src.modTime) &&
+	if err == nil && src != nil && src.read && st.Size() == src.size && st.ModTime().Equal(src.modTime) &&
 		src.readAt.Sub(src.modTime) > time.Second {
 		return
 	}
@@ -144,10 +146,11 @@ func (f *folder) read(path string) {
 		f.sources[path] = src
 	}
 	src.size, src.modTime, src.readAt = st.Size(), st.ModTime(), readAt
-	if src.data != nil && bytes.Equal(src.data, data) {
+	digest := sha256.Sum256(data)
+	if src.read && src.digest == digest {
 		return
 	}
-	src.data = data
+	src.digest, src.read = digest, true
 	objects, problems := manifest.Decode(path, data)
 	src.problems = problems
 	if len(problems) > 0 {
@@ -172,7 +175,7 @@ func (f *folder) readProblem(path string, err error) {
 	if len(src.problems) != 1 || src.problems[0].Message != msg {
 		f.log.Error("file problem", "path", path, "line", 0, "error", msg)
 	}
-	src.data = nil
+	src.read = false
 	src.problems = []manifest.Problem{{Path: path, Message: msg}}
 }
 
