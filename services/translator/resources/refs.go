@@ -25,48 +25,58 @@ type namespacePair struct{ From, To string }
 
 // refIndex is a reverse index: for each target, the objects that refer to it.
 // It remembers what each object referred to so that replacing or removing
-// the object drops its old references.
+// the object drops its old references. The objects of a target are a list
+// in no order, not a set: most targets have one or two, and a map each
+// would cost hundreds of bytes; an object's references are few, so
+// dropping them scans few lists.
 type refIndex[T comparable] struct {
-	by   map[T]map[ObjectKey]struct{}
+	by   map[T][]ObjectKey
 	from map[ObjectKey][]T
 }
 
 func newRefIndex[T comparable]() refIndex[T] {
-	return refIndex[T]{by: map[T]map[ObjectKey]struct{}{}, from: map[ObjectKey][]T{}}
+	return refIndex[T]{by: map[T][]ObjectKey{}, from: map[ObjectKey][]T{}}
 }
 
 // set replaces the targets src refers to; nil targets removes src.
 func (r refIndex[T]) set(src ObjectKey, targets []T) {
 	for _, t := range r.from[src] {
-		s := r.by[t]
-		delete(s, src)
-		if len(s) == 0 {
-			delete(r.by, t)
-		}
+		r.drop(t, src)
 	}
 	delete(r.from, src)
 	if len(targets) == 0 {
 		return
 	}
 	r.from[src] = targets
-	for _, t := range targets {
-		s := r.by[t]
-		if s == nil {
-			s = map[ObjectKey]struct{}{}
-			r.by[t] = s
+	for i, t := range targets {
+		if slices.Contains(targets[:i], t) {
+			continue // src is listed under t once
 		}
-		s[src] = struct{}{}
+		r.by[t] = append(r.by[t], src)
 	}
+}
+
+// drop removes src from the objects that refer to t.
+func (r refIndex[T]) drop(t T, src ObjectKey) {
+	s := r.by[t]
+	i := slices.Index(s, src)
+	if i < 0 {
+		return
+	}
+	last := len(s) - 1
+	s[i] = s[last]
+	s[last] = ObjectKey{}
+	if last == 0 {
+		delete(r.by, t)
+		return
+	}
+	r.by[t] = s[:last]
 }
 
 // sources returns the objects that refer to t, sorted by kind, namespace
 // and name.
 func (r refIndex[T]) sources(t T) []ObjectKey {
-	s := r.by[t]
-	out := make([]ObjectKey, 0, len(s))
-	for k := range s {
-		out = append(out, k)
-	}
+	out := slices.Clone(r.by[t])
 	slices.SortFunc(out, compareKeys)
 	return out
 }
@@ -75,7 +85,7 @@ func (r refIndex[T]) sources(t T) []ObjectKey {
 // sorted by namespace and name.
 func (r refIndex[T]) sourcesOf(kind string, t T) []types.NamespacedName {
 	var out []types.NamespacedName
-	for k := range r.by[t] {
+	for _, k := range r.by[t] {
 		if k.Kind == kind {
 			out = append(out, k.NamespacedName)
 		}
