@@ -37,31 +37,25 @@ func decodeProxyless(x *busv1.XdsSnapshot, envoy *cache.Snapshot) (*cache.Snapsh
 			return nil, fmt.Errorf("proxyless listener %q: %w", cache.GetResourceName(l), err)
 		}
 	}
-	byType := make(map[resource.Type][]types.Resource, len(servedTypes))
-	for _, t := range servedTypes {
-		switch t {
-		case resource.ListenerType:
-			byType[t] = listeners
-			continue
-		case resource.SecretType:
-			byType[t] = []types.Resource{}
-			continue
-		}
-		rs := envoy.GetResources(t)
-		byType[t] = make([]types.Resource, 0, len(rs))
-		for _, r := range rs {
-			byType[t] = append(byType[t], r)
-		}
+	snap, err := cache.NewSnapshot(x.GetVersion(), map[resource.Type][]types.Resource{
+		resource.ListenerType: listeners,
+		resource.SecretType:   {},
+	})
+	if err != nil {
+		return nil, err
 	}
-	snap, err := cache.NewSnapshot(x.GetVersion(), byType)
-	if err != nil || !typeVersioned(x) {
-		return snap, err
-	}
-	// The Envoy snapshot has type versions: the shared types keep theirs,
-	// and the listeners are versioned by what they hold.
+	// The routes, clusters and endpoints are the Envoy snapshot's, at its
+	// versions (the snapshot's version when it has no type versions): its
+	// indexes of them are shared, as neither snapshot changes once built.
 	for _, t := range []resource.Type{resource.ClusterType, resource.EndpointType, resource.RouteType} {
-		snap.Resources[cache.GetResponseType(t)].Version = envoy.GetVersion(t)
+		i := cache.GetResponseType(t)
+		snap.Resources[i] = envoy.Resources[i]
 	}
+	if !typeVersioned(x) {
+		return snap, nil
+	}
+	// The Envoy snapshot has type versions: the listeners are versioned by
+	// what they hold.
 	snap.Resources[cache.GetResponseType(resource.SecretType)].Version = emptyVersion
 	snap.Resources[cache.GetResponseType(resource.ListenerType)].Version = listenersVersion(x.GetProxylessListeners())
 	return snap, nil
