@@ -13,8 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/gatewire/gatewire/pkg/bus"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
@@ -28,23 +26,18 @@ func runStatus(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintln(fs.Output(), "its proxies' addresses; then the translator replicas.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	url := fs.String("nats-url", envOr("GATEWIRE_NATS_URL", "nats://127.0.0.1:4222"), "NATS server URL")
-	system := fs.String("system", envOr("GATEWIRE_SYSTEM", "gatewire"), "installation name")
+	conn := busFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 || (fs.NArg() == 1 && strings.Count(fs.Arg(0), "/") != 1) {
 		return usageError("want at most one gateway as namespace/name, got %q", fs.Args())
 	}
-	nc, err := nats.Connect(*url, nats.Name("gatewire-status"))
+	b, closeBus, err := conn.open(ctx, "gatewire-status")
 	if err != nil {
-		return fmt.Errorf("connect to %s: %w", *url, err)
+		return err
 	}
-	defer nc.Close()
-	b, err := bus.New(ctx, nc, bus.WithSystem(*system), bus.WithOpenOnly())
-	if err != nil {
-		return fmt.Errorf("open the buckets of installation %q on %s (is gatewire running there?): %w", *system, *url, err)
-	}
+	defer closeBus()
 	return printStatus(ctx, b, fs.Arg(0), time.Now(), stdout)
 }
 

@@ -41,8 +41,7 @@ func runTap(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintln(fs.Output(), "pattern uses NATS wildcards, for example 'HTTPRoute.default.*' (default '>').\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	url := fs.String("nats-url", envOr("GATEWIRE_NATS_URL", "nats://127.0.0.1:4222"), "NATS server URL")
-	system := fs.String("system", envOr("GATEWIRE_SYSTEM", "gatewire"), "installation name")
+	conn := busFlags(fs)
 	changes := fs.Bool("changes", false, "print only changes, not the current values")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -51,16 +50,38 @@ func runTap(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	nc, err := nats.Connect(*url, nats.MaxReconnects(-1), nats.Name("gatewire-tap"))
+	b, closeBus, err := conn.open(ctx, "gatewire-tap", nats.MaxReconnects(-1))
 	if err != nil {
-		return fmt.Errorf("connect to %s: %w", *url, err)
+		return err
 	}
-	defer nc.Close()
-	b, err := bus.New(ctx, nc, bus.WithSystem(*system), bus.WithOpenOnly())
-	if err != nil {
-		return fmt.Errorf("open the buckets of installation %q on %s (is gatewire running there?): %w", *system, *url, err)
-	}
+	defer closeBus()
 	return tap(ctx, b, buckets, pattern, !*changes, stdout)
+}
+
+// busConn holds the flags that name an installation's bus.
+type busConn struct{ url, system *string }
+
+// busFlags defines -nats-url and -system on fs.
+func busFlags(fs *flag.FlagSet) busConn {
+	return busConn{
+		url:    fs.String("nats-url", envOr("GATEWIRE_NATS_URL", "nats://127.0.0.1:4222"), "NATS server URL"),
+		system: fs.String("system", envOr("GATEWIRE_SYSTEM", "gatewire"), "installation name"),
+	}
+}
+
+// open connects to the installation's NATS server as client name and opens
+// its buckets without changing them; disconnect closes the connection.
+func (c busConn) open(ctx context.Context, name string, opts ...nats.Option) (b *bus.Bus, disconnect func(), err error) {
+	nc, err := nats.Connect(*c.url, append(opts, nats.Name(name))...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect to %s: %w", *c.url, err)
+	}
+	b, err = bus.New(ctx, nc, bus.WithSystem(*c.system), bus.WithOpenOnly())
+	if err != nil {
+		nc.Close()
+		return nil, nil, fmt.Errorf("open the buckets of installation %q on %s (is gatewire running there?): %w", *c.system, *c.url, err)
+	}
+	return b, nc.Close, nil
 }
 
 func tapArgs(args []string) ([]bus.Bucket, string, error) {
