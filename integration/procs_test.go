@@ -116,15 +116,26 @@ func (p *proc) output() string {
 	return string(out)
 }
 
-// freeAddr returns a loopback address with a port nobody listens on.
+// handedOut are the addresses freeAddr returned: the kernel may give a
+// released port again, and two processes told the same address would fight
+// over it.
+var handedOut sync.Map
+
+// freeAddr returns a loopback address with a port nobody listens on and that
+// it never returned before.
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		if _, taken := handedOut.LoadOrStore(addr, true); !taken {
+			return addr
+		}
 	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // waitReady polls a /readyz endpoint until it answers 200.
