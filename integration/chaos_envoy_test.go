@@ -7,7 +7,6 @@ import (
 	"time"
 
 	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
-	"github.com/envoyproxy/go-control-plane/pkg/cache/v3"
 	sotw "github.com/envoyproxy/go-control-plane/pkg/client/sotw/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -97,18 +96,9 @@ func (e *roamingEnvoy) follow(c sotw.ADSClient, typeURL string) {
 		if err != nil {
 			return
 		}
-		got := map[string]proto.Message{}
-		var bad error
-		for _, a := range resp.Resources {
-			m, err := a.UnmarshalNew()
-			if err == nil {
-				err = m.(validator).ValidateAll()
-			}
-			if err != nil {
-				bad = fmt.Errorf("%s %s: %w", e.cluster, typeURL, err)
-				break
-			}
-			got[cache.GetResourceName(m)] = m
+		got, bad := decodeResponse(resp)
+		if bad != nil {
+			bad = fmt.Errorf("%s %s: %w", e.cluster, typeURL, bad)
 		}
 		e.mu.Lock()
 		if bad == nil {

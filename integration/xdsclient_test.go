@@ -68,20 +68,9 @@ func (e *envoy) follow(ctx context.Context, c sotw.ADSClient, typeURL string) {
 		if err != nil {
 			return
 		}
-		got := map[string]proto.Message{}
-		var bad error
-		for _, a := range resp.Resources {
-			m, err := a.UnmarshalNew()
-			if err == nil {
-				err = m.(validator).ValidateAll()
-			}
-			if err != nil {
-				bad = fmt.Errorf("%s: %w", typeURL, err)
-				break
-			}
-			got[cache.GetResourceName(m)] = m
-		}
+		got, bad := decodeResponse(resp)
 		if bad != nil {
+			bad = fmt.Errorf("%s: %w", typeURL, bad)
 			_ = c.Nack(bad.Error())
 			e.mu.Lock()
 			e.errs = append(e.errs, bad)
@@ -97,6 +86,23 @@ func (e *envoy) follow(ctx context.Context, c sotw.ADSClient, typeURL string) {
 		}
 		_ = c.Ack()
 	}
+}
+
+// decodeResponse decodes the resources of an xDS response by name, as an
+// Envoy would accept them: each must pass ValidateAll.
+func decodeResponse(resp *sotw.Response) (map[string]proto.Message, error) {
+	got := map[string]proto.Message{}
+	for _, a := range resp.Resources {
+		m, err := a.UnmarshalNew()
+		if err == nil {
+			err = m.(validator).ValidateAll()
+		}
+		if err != nil {
+			return nil, err
+		}
+		got[cache.GetResourceName(m)] = m
+	}
+	return got, nil
 }
 
 // snapshot is a copy of what the envoy holds.
