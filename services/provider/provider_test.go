@@ -121,21 +121,28 @@ func TestKubernetesModeOutsideAClusterNeedsALeaseNamespace(t *testing.T) {
 	}
 }
 
+// run runs s until the test ends, and fails the test if Run returns an
+// error; the context is the one Run got.
+func run(t *testing.T, s *provider.Service) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	return ctx
+}
+
 func TestQuickstartIsPublished(t *testing.T) {
 	b := bustest.New(t)
 	s, err := provider.New(provider.Config{Mode: "file", Dir: quickstart}, b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	run(t, s)
 	for deadline := time.Now().Add(10 * time.Second); !s.Ready(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("not ready after 10s")
@@ -190,15 +197,7 @@ func TestFileModeLogsStatusChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	ctx := run(t, s)
 	key := bus.StatusKey("Gateway", "default", "quickstart", "default", "quickstart")
 	if _, err := b.Put(ctx, bus.Status, key, &busv1.Status{
 		Conditions: []*busv1.Condition{{Type: "Programmed", Status: "False", Reason: "Invalid"}},
