@@ -1,4 +1,4 @@
-// Command gatewire is gatewire's one command-line tool.
+// Package main is gatewire, the project's one command-line tool.
 //
 //	gatewire standalone            embedded NATS and all four services in one process
 //	gatewire status [ns/gateway]   what the bus holds of each gateway

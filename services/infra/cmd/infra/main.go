@@ -1,4 +1,4 @@
-// Command infra runs gatewire's infra service against an external NATS server.
+// Package main is the infra command: it runs gatewire's infra service against an external NATS server.
 // Run it with -h to list its environment variables.
 package main
 

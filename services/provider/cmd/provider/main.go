@@ -1,4 +1,4 @@
-// Command provider runs gatewire's provider service against an external NATS server.
+// Package main is the provider command: it runs gatewire's provider service against an external NATS server.
 // Run it with -h to list its environment variables.
 package main
 

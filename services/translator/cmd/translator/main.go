@@ -1,4 +1,4 @@
-// Command translator runs gatewire's translator service against an external NATS server.
+// Package main is the translator command: it runs gatewire's translator service against an external NATS server.
 // Run it with -h to list its environment variables.
 package main
 

@@ -1,4 +1,4 @@
-// Command xds runs gatewire's xds service against an external NATS server.
+// Package main is the xds command: it runs gatewire's xds service against an external NATS server.
 // Run it with -h to list its environment variables.
 package main
 
