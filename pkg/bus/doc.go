@@ -9,11 +9,28 @@
 //
 //	bucket       key                                   value            written by
 //	resources    <Kind>.<namespace or _>.<name>        busv1.Resource   provider
+//	resources    Sync._.<source>                       busv1.SyncMark   provider
 //	status       <Kind>.<ns or _>.<name>.<gw ns>.<gw>  busv1.Status     translator (xds: Gateway.<ns>.<name>.=xds.<replica>)
 //	ir           <namespace>.<gateway>                 irv1.Gateway     translator
-//	xds          <namespace>.<gateway>                 busv1.XdsSnapshot translator
+//	xds          <namespace>.<gateway>                 busv1.XdsSnapshot translator (the commit)
+//	xds          <namespace>.<gateway>.<kind>.<name>   busv1.XdsResource translator (one resource)
 //	infra        <namespace>.<gateway>                 busv1.Proxy      translator
 //	members      translator.<replica id>               busv1.Member     translator (bucket TTL)
+//
+// The layout of the xds bucket, a commit per gateway and one key per
+// resource so that a change writes only what changed, is package
+// xdsbucket's.
+//
+// # Sync marks
+//
+// A provider marks in the resources bucket, under [SyncKey] of its source
+// ("file", "kubernetes"), whether the bucket holds all it has: SYNCING
+// before the first write of its initial scan or list, of a resync, or of
+// a batch of changes, and SYNCED after the last. The bucket is read in
+// order, so a reader that reads SYNCED holds everything written before it.
+// The translator publishes nothing while a mark says SYNCING (until the
+// mark's deadline), so the first configuration an Envoy gets is complete,
+// and a batch is translated once.
 //
 // Bucket names are prefixed with the installation name ("gatewire-resources"),
 // so several installations can share a NATS cluster. Kubernetes names may

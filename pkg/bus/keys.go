@@ -93,3 +93,12 @@ func DataPlaneStatusKey(namespace, name, replica string) string {
 // the infra service: the addresses of a Gateway's proxies, under
 // Gateway.<namespace>.<name>.=infra.=infra.
 const Infrastructure = "=infra"
+
+// SyncKind is the kind token of the providers' sync marks
+// (busv1.SyncMark) in the resources bucket: Sync._.<source>. No
+// Kubernetes kind is named Sync.
+const SyncKind = "Sync"
+
+// SyncKey is the key of the sync mark of a provider source ("file",
+// "kubernetes") in the resources bucket.
+func SyncKey(source string) string { return ResourceKey(SyncKind, "", source) }

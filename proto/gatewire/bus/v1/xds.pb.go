@@ -22,8 +22,14 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// XdsSnapshot is the value of the <sys>-xds bucket under the key
-// <namespace>.<gateway>: every xDS resource that the Envoys of one gateway get.
+// XdsSnapshot is every xDS resource that the Envoys of one gateway get.
+//
+// On the bus it is the commit of a gateway in the <sys>-xds bucket, under
+// the key <namespace>.<gateway>, and holds no resources: each resource is
+// an XdsResource under its own key (see package xdsbucket), written before
+// the commit, and the commit's count and digest of each type say which
+// resources it is made of. In memory (gatewire translate, config-dump,
+// tests) the same message holds the resources inline.
 type XdsSnapshot struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// node_cluster is the node.cluster of the gateway's Envoys:
@@ -37,10 +43,13 @@ type XdsSnapshot struct {
 	Resources      []*TypedResources `protobuf:"bytes,4,rep,name=resources,proto3" json:"resources,omitempty"`
 	// proxyless_listeners are the API listeners served to proxyless gRPC
 	// clients of the gateway instead of the Envoy listeners; they share the
-	// route configurations, clusters and endpoints above.
+	// route configurations, clusters and endpoints above. Inline only.
 	ProxylessListeners []*anypb.Any `protobuf:"bytes,5,rep,name=proxyless_listeners,json=proxylessListeners,proto3" json:"proxyless_listeners,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// proxyless is the summary of the proxyless listeners (type_url, version,
+	// count, digest) in a commit; in memory it is unset.
+	Proxyless     *TypedResources `protobuf:"bytes,6,opt,name=proxyless,proto3" json:"proxyless,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *XdsSnapshot) Reset() {
@@ -108,17 +117,32 @@ func (x *XdsSnapshot) GetProxylessListeners() []*anypb.Any {
 	return nil
 }
 
+func (x *XdsSnapshot) GetProxyless() *TypedResources {
+	if x != nil {
+		return x.Proxyless
+	}
+	return nil
+}
+
 // TypedResources holds the resources of one xDS type, sorted by name.
 type TypedResources struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	TypeUrl   string                 `protobuf:"bytes,1,opt,name=type_url,json=typeUrl,proto3" json:"type_url,omitempty"`
-	Resources []*anypb.Any           `protobuf:"bytes,2,rep,name=resources,proto3" json:"resources,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	TypeUrl string                 `protobuf:"bytes,1,opt,name=type_url,json=typeUrl,proto3" json:"type_url,omitempty"`
+	// resources are the resources, inline; empty in a commit on the bus.
+	Resources []*anypb.Any `protobuf:"bytes,2,rep,name=resources,proto3" json:"resources,omitempty"`
 	// version is a hash of the resources of this type, and of the resources
 	// an Envoy must receive again with them (the clusters for endpoints, the
 	// listeners for route configurations). The xds service serves the type at
 	// this version, so that a type whose resources did not change is not sent
 	// again; empty: the type is served at the snapshot's version.
-	Version       string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	Version string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	// count is the number of XdsResource keys of this type in a commit (for
+	// route configurations: their shells and their virtual hosts).
+	Count uint32 `protobuf:"varint,4,opt,name=count,proto3" json:"count,omitempty"`
+	// digest is the XOR of the 16-byte digests of those keys (see package
+	// xdsbucket): a reader holds the commit's resources when its count and
+	// digest agree.
+	Digest        []byte `protobuf:"bytes,5,opt,name=digest,proto3" json:"digest,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -174,21 +198,150 @@ func (x *TypedResources) GetVersion() string {
 	return ""
 }
 
+func (x *TypedResources) GetCount() uint32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *TypedResources) GetDigest() []byte {
+	if x != nil {
+		return x.Digest
+	}
+	return nil
+}
+
+// XdsResource is one xDS resource of one gateway in the <sys>-xds bucket,
+// under <namespace>.<gateway>.<kind>.<name> (see package xdsbucket).
+type XdsResource struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// type_url is the type of value: an Envoy resource type, or
+	// envoy.config.route.v3.VirtualHost for a virtual host.
+	TypeUrl string `protobuf:"bytes,1,opt,name=type_url,json=typeUrl,proto3" json:"type_url,omitempty"`
+	// name is the resource's name (a virtual host's own name).
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// version is a hash of value.
+	Version string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	// value is the resource, serialized. A route configuration is stored
+	// without its virtual hosts (its shell); each virtual host is its own
+	// XdsResource, and a reader appends them to the shell in order.
+	Value []byte `protobuf:"bytes,4,opt,name=value,proto3" json:"value,omitempty"`
+	// route_configuration names the route configuration of a virtual host.
+	RouteConfiguration string `protobuf:"bytes,5,opt,name=route_configuration,json=routeConfiguration,proto3" json:"route_configuration,omitempty"`
+	// order sorts the virtual hosts of a route configuration (byte-wise).
+	Order string `protobuf:"bytes,6,opt,name=order,proto3" json:"order,omitempty"`
+	// proxyless marks an API listener of the gateway's proxyless clients.
+	Proxyless     bool `protobuf:"varint,7,opt,name=proxyless,proto3" json:"proxyless,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *XdsResource) Reset() {
+	*x = XdsResource{}
+	mi := &file_gatewire_bus_v1_xds_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *XdsResource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*XdsResource) ProtoMessage() {}
+
+func (x *XdsResource) ProtoReflect() protoreflect.Message {
+	mi := &file_gatewire_bus_v1_xds_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use XdsResource.ProtoReflect.Descriptor instead.
+func (*XdsResource) Descriptor() ([]byte, []int) {
+	return file_gatewire_bus_v1_xds_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *XdsResource) GetTypeUrl() string {
+	if x != nil {
+		return x.TypeUrl
+	}
+	return ""
+}
+
+func (x *XdsResource) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *XdsResource) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *XdsResource) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+func (x *XdsResource) GetRouteConfiguration() string {
+	if x != nil {
+		return x.RouteConfiguration
+	}
+	return ""
+}
+
+func (x *XdsResource) GetOrder() string {
+	if x != nil {
+		return x.Order
+	}
+	return ""
+}
+
+func (x *XdsResource) GetProxyless() bool {
+	if x != nil {
+		return x.Proxyless
+	}
+	return false
+}
+
 var File_gatewire_bus_v1_xds_proto protoreflect.FileDescriptor
 
 const file_gatewire_bus_v1_xds_proto_rawDesc = "" +
 	"\n" +
-	"\x19gatewire/bus/v1/xds.proto\x12\x0fgatewire.bus.v1\x1a\x19google/protobuf/any.proto\"\xf9\x01\n" +
+	"\x19gatewire/bus/v1/xds.proto\x12\x0fgatewire.bus.v1\x1a\x19google/protobuf/any.proto\"\xb8\x02\n" +
 	"\vXdsSnapshot\x12!\n" +
 	"\fnode_cluster\x18\x01 \x01(\tR\vnodeCluster\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12'\n" +
 	"\x0fsource_revision\x18\x03 \x01(\x04R\x0esourceRevision\x12=\n" +
 	"\tresources\x18\x04 \x03(\v2\x1f.gatewire.bus.v1.TypedResourcesR\tresources\x12E\n" +
-	"\x13proxyless_listeners\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\x12proxylessListeners\"y\n" +
+	"\x13proxyless_listeners\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\x12proxylessListeners\x12=\n" +
+	"\tproxyless\x18\x06 \x01(\v2\x1f.gatewire.bus.v1.TypedResourcesR\tproxyless\"\xa7\x01\n" +
 	"\x0eTypedResources\x12\x19\n" +
 	"\btype_url\x18\x01 \x01(\tR\atypeUrl\x122\n" +
 	"\tresources\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\tresources\x12\x18\n" +
-	"\aversion\x18\x03 \x01(\tR\aversionB:Z8github.com/gatewire/gatewire/proto/gatewire/bus/v1;busv1b\x06proto3"
+	"\aversion\x18\x03 \x01(\tR\aversion\x12\x14\n" +
+	"\x05count\x18\x04 \x01(\rR\x05count\x12\x16\n" +
+	"\x06digest\x18\x05 \x01(\fR\x06digest\"\xd1\x01\n" +
+	"\vXdsResource\x12\x19\n" +
+	"\btype_url\x18\x01 \x01(\tR\atypeUrl\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\tR\aversion\x12\x14\n" +
+	"\x05value\x18\x04 \x01(\fR\x05value\x12/\n" +
+	"\x13route_configuration\x18\x05 \x01(\tR\x12routeConfiguration\x12\x14\n" +
+	"\x05order\x18\x06 \x01(\tR\x05order\x12\x1c\n" +
+	"\tproxyless\x18\a \x01(\bR\tproxylessB:Z8github.com/gatewire/gatewire/proto/gatewire/bus/v1;busv1b\x06proto3"
 
 var (
 	file_gatewire_bus_v1_xds_proto_rawDescOnce sync.Once
@@ -202,21 +355,23 @@ func file_gatewire_bus_v1_xds_proto_rawDescGZIP() []byte {
 	return file_gatewire_bus_v1_xds_proto_rawDescData
 }
 
-var file_gatewire_bus_v1_xds_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_gatewire_bus_v1_xds_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_gatewire_bus_v1_xds_proto_goTypes = []any{
 	(*XdsSnapshot)(nil),    // 0: gatewire.bus.v1.XdsSnapshot
 	(*TypedResources)(nil), // 1: gatewire.bus.v1.TypedResources
-	(*anypb.Any)(nil),      // 2: google.protobuf.Any
+	(*XdsResource)(nil),    // 2: gatewire.bus.v1.XdsResource
+	(*anypb.Any)(nil),      // 3: google.protobuf.Any
 }
 var file_gatewire_bus_v1_xds_proto_depIdxs = []int32{
 	1, // 0: gatewire.bus.v1.XdsSnapshot.resources:type_name -> gatewire.bus.v1.TypedResources
-	2, // 1: gatewire.bus.v1.XdsSnapshot.proxyless_listeners:type_name -> google.protobuf.Any
-	2, // 2: gatewire.bus.v1.TypedResources.resources:type_name -> google.protobuf.Any
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	3, // 1: gatewire.bus.v1.XdsSnapshot.proxyless_listeners:type_name -> google.protobuf.Any
+	1, // 2: gatewire.bus.v1.XdsSnapshot.proxyless:type_name -> gatewire.bus.v1.TypedResources
+	3, // 3: gatewire.bus.v1.TypedResources.resources:type_name -> google.protobuf.Any
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_gatewire_bus_v1_xds_proto_init() }
@@ -230,7 +385,7 @@ func file_gatewire_bus_v1_xds_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_gatewire_bus_v1_xds_proto_rawDesc), len(file_gatewire_bus_v1_xds_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,192 @@
+package xdsbucket
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+)
+
+// ErrIncomplete is returned by [Set.Assemble] when the set does not hold
+// the resources of the commit.
+var ErrIncomplete = errors.New("xdsbucket: the resources do not match the commit")
+
+// virtualHostsField is the field number of RouteConfiguration.virtual_hosts.
+const virtualHostsField = 2
+
+// Assemble returns the snapshot commit describes with its resources
+// inline: each type's resources sorted by name, route configurations whole,
+// API listeners in proxyless_listeners. It fails with [ErrIncomplete]
+// when the set does not hold what commit names ([Set.Holds]), and names
+// the route configuration when a virtual host has none. Types that did not
+// change since the last Assemble are the same values as then: the result
+// is read-only, and shares the set's bytes.
+func (s *Set) Assemble(commit *busv1.XdsSnapshot) (*busv1.XdsSnapshot, error) {
+	if !s.Holds(commit) {
+		return nil, fmt.Errorf("%w: commit %s of %s", ErrIncomplete, commit.GetVersion(), commit.GetNodeCluster())
+	}
+	prev := map[string]*busv1.TypedResources{}
+	for _, t := range s.assembled.GetResources() {
+		prev[t.GetTypeUrl()] = t
+	}
+	out := &busv1.XdsSnapshot{NodeCluster: commit.GetNodeCluster(), Version: commit.GetVersion(),
+		SourceRevision: commit.GetSourceRevision(), Proxyless: commit.GetProxyless()}
+	var routes map[string][]byte
+	for _, typed := range commit.GetResources() {
+		url := typed.GetTypeUrl()
+		if p := prev[url]; p != nil && !s.dirty[url] {
+			out.Resources = append(out.Resources, withSummary(p, typed))
+			continue
+		}
+		var anys []*anypb.Any
+		if url == RouteType {
+			var err error
+			if routes, anys, err = s.assembleRoutes(); err != nil {
+				return nil, err
+			}
+		} else {
+			anys = s.anys(func(k Kind) bool { return k != KindAPIListener && TypeOf(k) == url })
+		}
+		out.Resources = append(out.Resources, withSummary(&busv1.TypedResources{TypeUrl: url, Resources: anys}, typed))
+	}
+	if s.assembled != nil && !s.dirty[proxylessTally] {
+		out.ProxylessListeners = s.assembled.GetProxylessListeners()
+	} else {
+		out.ProxylessListeners = s.anys(func(k Kind) bool { return k == KindAPIListener })
+	}
+	s.assembled = out
+	if routes != nil {
+		s.routes = routes
+	}
+	clear(s.dirty)
+	clear(s.dirtyRoutes)
+	return out, nil
+}
+
+// withSummary is t with the version, count and digest of the commit's entry.
+func withSummary(t, summary *busv1.TypedResources) *busv1.TypedResources {
+	if t.GetVersion() == summary.GetVersion() && t.GetCount() == summary.GetCount() &&
+		string(t.GetDigest()) == string(summary.GetDigest()) {
+		return t
+	}
+	return &busv1.TypedResources{TypeUrl: t.GetTypeUrl(), Resources: t.GetResources(),
+		Version: summary.GetVersion(), Count: summary.GetCount(), Digest: summary.GetDigest()}
+}
+
+// anys returns the resources whose kind keep selects, as Anys sorted by name.
+func (s *Set) anys(keep func(Kind) bool) []*anypb.Any {
+	var list []*busv1.XdsResource
+	for _, e := range s.entries {
+		if keep(e.kind) {
+			list = append(list, e.res)
+		}
+	}
+	slices.SortFunc(list, func(a, b *busv1.XdsResource) int { return cmp.Compare(a.GetName(), b.GetName()) })
+	out := make([]*anypb.Any, len(list))
+	for i, r := range list {
+		out[i] = &anypb.Any{TypeUrl: r.GetTypeUrl(), Value: r.GetValue()}
+	}
+	return out
+}
+
+// assembleRoutes builds every route configuration from its shell and its
+// virtual hosts, reusing those that did not change, and returns them by
+// name and as Anys sorted by name.
+func (s *Set) assembleRoutes() (map[string][]byte, []*anypb.Any, error) {
+	shells := map[string]*busv1.XdsResource{}
+	hosts := map[string][]*busv1.XdsResource{}
+	for _, e := range s.entries {
+		switch e.kind {
+		case KindRoute:
+			shells[e.res.GetName()] = e.res
+		case KindVirtualHost:
+			if s.dirtyRoutes[e.res.GetRouteConfiguration()] || s.routes[e.res.GetRouteConfiguration()] == nil {
+				hosts[e.res.GetRouteConfiguration()] = append(hosts[e.res.GetRouteConfiguration()], e.res)
+			}
+		}
+	}
+	for rc, vhs := range hosts {
+		if shells[rc] == nil {
+			return nil, nil, fmt.Errorf("%w: virtual host %q of route configuration %q, which is not there", ErrIncomplete, vhs[0].GetName(), rc)
+		}
+	}
+	names := make([]string, 0, len(shells))
+	for name := range shells {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	routes := make(map[string][]byte, len(shells))
+	anys := make([]*anypb.Any, 0, len(shells))
+	for _, name := range names {
+		value := s.routes[name]
+		if value == nil || s.dirtyRoutes[name] {
+			value = JoinRoute(shells[name].GetValue(), hosts[name])
+		}
+		routes[name] = value
+		anys = append(anys, &anypb.Any{TypeUrl: RouteType, Value: value})
+	}
+	return routes, anys, nil
+}
+
+// JoinRoute is a route configuration made of its shell (the message without
+// virtual_hosts) and its virtual hosts, sorted by order: the virtual hosts
+// go right after the shell's name (field 1), where a deterministic
+// marshalling of the whole message puts them.
+func JoinRoute(shell []byte, vhosts []*busv1.XdsResource) []byte {
+	slices.SortFunc(vhosts, func(a, b *busv1.XdsResource) int { return cmp.Compare(a.GetOrder(), b.GetOrder()) })
+	at := nameEnd(shell)
+	n := len(shell)
+	for _, vh := range vhosts {
+		n += protowire.SizeTag(virtualHostsField) + protowire.SizeBytes(len(vh.GetValue()))
+	}
+	out := make([]byte, 0, n)
+	out = append(out, shell[:at]...)
+	for _, vh := range vhosts {
+		out = protowire.AppendTag(out, virtualHostsField, protowire.BytesType)
+		out = protowire.AppendBytes(out, vh.GetValue())
+	}
+	return append(out, shell[at:]...)
+}
+
+// nameEnd is where field 1 of a marshalled message ends when the message
+// starts with it, else 0.
+func nameEnd(b []byte) int {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 || num != 1 || typ != protowire.BytesType {
+		return 0
+	}
+	m := protowire.ConsumeFieldValue(num, typ, b[n:])
+	if m < 0 {
+		return 0
+	}
+	return n + m
+}
+
+// SplitRoute is the inverse of [JoinRoute]: the shell of a marshalled
+// route configuration and its virtual hosts' bytes, in order.
+func SplitRoute(rc []byte) (shell []byte, vhosts [][]byte, err error) {
+	shell = make([]byte, 0, 64)
+	for b := rc; len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, nil, protowire.ParseError(n)
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return nil, nil, protowire.ParseError(m)
+		}
+		if num == virtualHostsField && typ == protowire.BytesType {
+			v, _ := protowire.ConsumeBytes(b[n:])
+			vhosts = append(vhosts, v)
+		} else {
+			shell = append(shell, b[:n+m]...)
+		}
+		b = b[n+m:]
+	}
+	return shell, vhosts, nil
+}
