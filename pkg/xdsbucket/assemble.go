@@ -21,7 +21,8 @@ const virtualHostsField = 2
 
 // Assemble returns the snapshot commit describes with its resources
 // inline: each type's resources sorted by name, route configurations whole,
-// API listeners in proxyless_listeners. It fails with [ErrIncomplete]
+// API listeners in proxyless_listeners, each type at the commit's version
+// (the counts and digests stay in the commit). It fails with [ErrIncomplete]
 // when the set does not hold what commit names ([Set.Holds]), and names
 // the route configuration when a virtual host has none. Types that did not
 // change since the last Assemble are the same values as then: the result
@@ -35,7 +36,7 @@ func (s *Set) Assemble(commit *busv1.XdsSnapshot) (*busv1.XdsSnapshot, error) {
 		prev[t.GetTypeUrl()] = t
 	}
 	out := &busv1.XdsSnapshot{NodeCluster: commit.GetNodeCluster(), Version: commit.GetVersion(),
-		SourceRevision: commit.GetSourceRevision(), Proxyless: commit.GetProxyless()}
+		SourceRevision: commit.GetSourceRevision()}
 	var routes map[string][]byte
 	for _, typed := range commit.GetResources() {
 		url := typed.GetTypeUrl()
@@ -68,14 +69,12 @@ func (s *Set) Assemble(commit *busv1.XdsSnapshot) (*busv1.XdsSnapshot, error) {
 	return out, nil
 }
 
-// withSummary is t with the version, count and digest of the commit's entry.
+// withSummary is t at the version of the commit's entry.
 func withSummary(t, summary *busv1.TypedResources) *busv1.TypedResources {
-	if t.GetVersion() == summary.GetVersion() && t.GetCount() == summary.GetCount() &&
-		string(t.GetDigest()) == string(summary.GetDigest()) {
+	if t.GetVersion() == summary.GetVersion() {
 		return t
 	}
-	return &busv1.TypedResources{TypeUrl: t.GetTypeUrl(), Resources: t.GetResources(),
-		Version: summary.GetVersion(), Count: summary.GetCount(), Digest: summary.GetDigest()}
+	return &busv1.TypedResources{TypeUrl: t.GetTypeUrl(), Resources: t.GetResources(), Version: summary.GetVersion()}
 }
 
 // anys returns the resources whose kind keep selects, as Anys sorted by name.

@@ -45,7 +45,12 @@ type Result struct {
 	// Deleted is set when the gateway's commit was deleted.
 	Deleted bool
 	// Err says why an entry was refused, or why a commit that just came
-	// cannot be assembled (yet): the resources it names are not all there.
+	// cannot be assembled (yet): the resources it names are not all there
+	// (ErrIncomplete). A reader that starts while a writer writes, or
+	// whose watch restarts, reads the latest value of each key in the
+	// order they were written, so it may read a commit before the newest
+	// value of a key the commit names: ErrIncomplete is expected then, and
+	// a sign of trouble only when no later entry completes the gateway.
 	Err error
 }
 

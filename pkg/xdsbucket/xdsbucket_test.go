@@ -135,20 +135,33 @@ func TestStageFollowsCommits(t *testing.T) {
 	v2 := setOf(t, v2rs)
 	c2 := write(t, b, gw, v1, v2, 2)
 
+	// A watch that restarts before it delivered anything reads the latest
+	// value of each key instead of every write, so c1 may be skipped or
+	// come before the latest value of a key it names (ErrIncomplete); c2
+	// must come, and nothing else may fail.
 	stage := xdsbucket.NewStage(nil)
 	var snaps []*busv1.XdsSnapshot
-	for len(snaps) < 2 {
-		e := <-w.Updates()
+	for len(snaps) == 0 || snaps[len(snaps)-1].GetVersion() != c2.GetVersion() {
+		e, ok := <-w.Updates()
+		if !ok {
+			t.Fatalf("the watch ended before commit %s was assembled", c2.GetVersion())
+		}
+		if e == nil {
+			continue
+		}
 		r := stage.Apply(e)
-		if r.Err != nil {
+		if r.Err != nil && !errors.Is(r.Err, xdsbucket.ErrIncomplete) {
 			t.Fatalf("%s: %v", e.Key, r.Err)
 		}
 		if r.Snapshot != nil {
 			snaps = append(snaps, r.Snapshot)
 		}
 	}
-	if snaps[0].GetVersion() != c1.GetVersion() || snaps[1].GetVersion() != c2.GetVersion() {
-		t.Fatalf("versions %s, %s; want %s, %s", snaps[0].GetVersion(), snaps[1].GetVersion(), c1.GetVersion(), c2.GetVersion())
+	if len(snaps) == 1 {
+		t.Log("the watch restarted; commit 1 was not read")
+		snaps = append([]*busv1.XdsSnapshot{nil}, snaps...)
+	} else if snaps[0].GetVersion() != c1.GetVersion() {
+		t.Fatalf("first snapshot %s, want %s", snaps[0].GetVersion(), c1.GetVersion())
 	}
 	rc := typed(snaps[1], xdsbucket.RouteType).GetResources()[0].GetValue()
 	if want := message("http-80", [][]byte{vhost("a.example.com-edited"), vhost("*")}, 1); !bytes.Equal(rc, want) {
@@ -157,7 +170,7 @@ func TestStageFollowsCommits(t *testing.T) {
 	if typed(snaps[1], xdsbucket.ClusterType) != nil {
 		t.Fatal("the removed cluster is still served")
 	}
-	if typed(snaps[0], xdsbucket.ListenerType) != typed(snaps[1], xdsbucket.ListenerType) {
+	if snaps[0] != nil && typed(snaps[0], xdsbucket.ListenerType) != typed(snaps[1], xdsbucket.ListenerType) {
 		t.Fatal("unchanged listeners were assembled again")
 	}
 	if n := len(snaps[1].GetProxylessListeners()); n != 1 {
