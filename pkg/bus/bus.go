@@ -38,6 +38,11 @@ var (
 	ErrConflict = errors.New("bus: revision conflict")
 )
 
+// MarkerTTL is how long the marker of a purged resource key of the xds
+// bucket stays: long enough for any reader that is away (a NATS restart,
+// a partition) to learn of the removal when it comes back.
+const MarkerTTL = 24 * time.Hour
+
 // Bus reads and writes gatewire's buckets over one NATS connection.
 type Bus struct {
 	nc      *nats.Conn
@@ -145,9 +150,14 @@ func New(ctx context.Context, nc *nats.Conn, opts ...Option) (*Bus, error) {
 			Storage:     o.storage,
 			Replicas:    o.replicas,
 		}
-		if bucket == Members {
+		switch bucket {
+		case Members:
 			cfg.TTL = o.memberTTL
 			cfg.LimitMarkerTTL = o.memberTTL
+		case XDS:
+			// Resource keys are purged with a TTL on the marker
+			// (Batch.Purge), which needs message TTLs.
+			cfg.LimitMarkerTTL = MarkerTTL
 		}
 		var kv jetstream.KeyValue
 		if o.openOnly {

@@ -239,3 +239,38 @@ func TestOpenOnly(t *testing.T) {
 		t.Fatalf("open-only of an existing installation: %v", err)
 	}
 }
+
+// TestBatch writes keys in a batch, purges one with a marker TTL, and
+// checks a compare-and-set that does not hold fails the batch with
+// ErrConflict.
+func TestBatch(t *testing.T) {
+	b := bustest.New(t)
+	ctx := context.Background()
+	x := b.Batch(bus.XDS)
+	for i := range 600 {
+		x.Put(ctx, fmt.Sprintf("ns.gw.cds.k%d", i), &busv1.Member{Id: fmt.Sprint(i)}, bus.WithSourceRevision(7))
+	}
+	if err := x.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Revisions) != 600 {
+		t.Fatalf("%d revisions, want 600", len(x.Revisions))
+	}
+	e, err := b.Get(ctx, bus.XDS, "ns.gw.cds.k599")
+	if err != nil || e.Value.(*busv1.Member).GetId() != "599" || e.SourceRevision != 7 {
+		t.Fatalf("Get = %v, %v; want the last value written, source revision 7", e, err)
+	}
+	x = b.Batch(bus.XDS)
+	x.Purge(ctx, "ns.gw.cds.k0", time.Hour)
+	if err := x.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Get(ctx, bus.XDS, "ns.gw.cds.k0"); !errors.Is(err, bus.ErrNotFound) {
+		t.Fatalf("Get of a purged key: %v, want ErrNotFound", err)
+	}
+	x = b.Batch(bus.XDS)
+	x.Put(ctx, "ns.gw.cds.k1", &busv1.Member{}, bus.WithRevision(1))
+	if err := x.Wait(ctx); !errors.Is(err, bus.ErrConflict) {
+		t.Fatalf("Wait with a revision that does not hold: %v, want ErrConflict", err)
+	}
+}
