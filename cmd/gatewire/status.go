@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
 
@@ -125,9 +126,10 @@ func getStatus(ctx context.Context, b *bus.Bus, key string) (*busv1.Status, erro
 	return s, nil
 }
 
-// readSnapshots reads the xds bucket.
+// readSnapshots reads the snapshot of every gateway of the xds bucket,
+// with its resources (package xdsbucket).
 func readSnapshots(ctx context.Context, b *bus.Bus, view func(ns, name string) *gatewayView) error {
-	keys, err := b.Keys(ctx, bus.XDS, ">")
+	keys, err := b.Keys(ctx, bus.XDS, xdsbucket.CommitPattern)
 	if err != nil {
 		return fmt.Errorf("list %s: %w", bus.XDS, err)
 	}
@@ -136,16 +138,14 @@ func readSnapshots(ctx context.Context, b *bus.Bus, view func(ns, name string) *
 		if err != nil {
 			continue
 		}
-		e, err := b.Get(ctx, bus.XDS, key)
-		if errors.Is(err, bus.ErrNotFound) {
+		x, err := xdsbucket.Read(ctx, b, key)
+		if errors.Is(err, xdsbucket.ErrNoCommit) {
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("read %s %s: %w", bus.XDS, key, err)
 		}
-		if x, ok := e.Value.(*busv1.XdsSnapshot); ok {
-			view(ns, name).snapshot = x
-		}
+		view(ns, name).snapshot = x
 	}
 	return nil
 }

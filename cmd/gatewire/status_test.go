@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
 
@@ -41,8 +43,14 @@ func TestStatus(t *testing.T) {
 	}})
 	put(bus.Status, bus.StatusKey("Gateway", "default", "eg", bus.Infrastructure, bus.Infrastructure),
 		&busv1.Status{Addresses: []string{"10.0.0.7"}})
-	put(bus.XDS, bus.GatewayKey("default", "eg"), &busv1.XdsSnapshot{NodeCluster: "default/eg", Version: "v1", SourceRevision: 7,
-		Resources: []*busv1.TypedResources{{TypeUrl: "type.googleapis.com/envoy.config.cluster.v3.Cluster", Resources: []*anypb.Any{{}, {}}}}})
+	cluster := func(name string) *anypb.Any {
+		value := protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), name) // Cluster.name
+		return &anypb.Any{TypeUrl: xdsbucket.ClusterType, Value: value}
+	}
+	if _, err := xdsbucket.Write(ctx, b, bus.GatewayKey("default", "eg"), &busv1.XdsSnapshot{NodeCluster: "default/eg", Version: "v1", SourceRevision: 7,
+		Resources: []*busv1.TypedResources{{TypeUrl: xdsbucket.ClusterType, Resources: []*anypb.Any{cluster("a"), cluster("b")}}}}); err != nil {
+		t.Fatal(err)
+	}
 	put(bus.Status, bus.StatusKey("Gateway", "other", "gw", "other", "gw"), &busv1.Status{Conditions: []*busv1.Condition{
 		{Type: "Accepted", Status: "False", Reason: "InvalidParameters", Message: "parametersRef is not supported"},
 	}})

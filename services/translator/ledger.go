@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/xdsbucket"
 )
 
 // outputBuckets are the buckets the translator writes.
@@ -67,10 +68,14 @@ type ledger struct {
 	// statusKeys are the present status keys of each gateway; class keys
 	// are under the gateway -/-.
 	statusKeys map[types.NamespacedName]map[string]struct{}
+	// xdsKeys are the present resource keys of each gateway in the xds
+	// bucket (its commit aside).
+	xdsKeys map[types.NamespacedName]map[string]struct{}
 }
 
 func newLedger() *ledger {
-	l := &ledger{values: map[bus.Bucket]map[string]slot{}, statusKeys: map[types.NamespacedName]map[string]struct{}{}}
+	l := &ledger{values: map[bus.Bucket]map[string]slot{},
+		statusKeys: map[types.NamespacedName]map[string]struct{}{}, xdsKeys: map[types.NamespacedName]map[string]struct{}{}}
 	for _, b := range outputBuckets {
 		l.values[b] = map[string]slot{}
 	}
@@ -175,25 +180,43 @@ func (l *ledger) expected(b bus.Bucket, key string, source uint64) (uint64, bool
 
 func (l *ledger) store(b bus.Bucket, key string, s slot) {
 	l.values[b][key] = s
-	if b != bus.Status {
-		return
-	}
-	gw, ok := statusGateway(key)
-	if !ok {
-		return
-	}
-	keys := l.statusKeys[gw]
-	switch {
-	case s.present && keys == nil:
-		l.statusKeys[gw] = map[string]struct{}{key: {}}
-	case s.present:
-		keys[key] = struct{}{}
-	default:
-		delete(keys, key)
-		if len(keys) == 0 {
-			delete(l.statusKeys, gw)
+	switch b {
+	case bus.Status:
+		if gw, ok := statusGateway(key); ok {
+			index(l.statusKeys, gw, key, s.present)
+		}
+	case bus.XDS:
+		if gw, ok := xdsResourceGateway(key); ok {
+			index(l.xdsKeys, gw, key, s.present)
 		}
 	}
+}
+
+// index adds key to or removes it from the keys of gw.
+func index(keys map[types.NamespacedName]map[string]struct{}, gw types.NamespacedName, key string, present bool) {
+	set := keys[gw]
+	switch {
+	case present && set == nil:
+		keys[gw] = map[string]struct{}{key: {}}
+	case present:
+		set[key] = struct{}{}
+	default:
+		delete(set, key)
+		if len(set) == 0 {
+			delete(keys, gw)
+		}
+	}
+}
+
+// xdsResourceGateway returns the gateway of a resource key of the xds
+// bucket; false for a commit or a key of another layout.
+func xdsResourceGateway(key string) (types.NamespacedName, bool) {
+	gwKey, suffix, err := xdsbucket.ParseKey(key)
+	if err != nil || suffix == "" {
+		return types.NamespacedName{}, false
+	}
+	ns, name, err := bus.ParseGatewayKey(gwKey)
+	return types.NamespacedName{Namespace: ns, Name: name}, err == nil
 }
 
 // unchanged reports whether key of b is known to hold a value of fp.
@@ -221,6 +244,9 @@ func (l *ledger) gateways() []types.NamespacedName {
 		if gw != classGatewayName {
 			set[gw] = struct{}{}
 		}
+	}
+	for gw := range l.xdsKeys {
+		set[gw] = struct{}{}
 	}
 	out := make([]types.NamespacedName, 0, len(set))
 	for gw := range set {

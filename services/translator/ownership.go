@@ -113,6 +113,9 @@ func outputGateway(b bus.Bucket, key string) (types.NamespacedName, bool) {
 	if b == bus.Status {
 		return statusGateway(key)
 	}
+	if gw, ok := xdsResourceGateway(key); b == bus.XDS && ok {
+		return gw, true
+	}
 	ns, name, err := bus.ParseGatewayKey(key)
 	return types.NamespacedName{Namespace: ns, Name: name}, err == nil
 }

@@ -76,7 +76,7 @@ func (s *Service) writeGateway(ctx context.Context, st *session, out *Output) er
 		return err
 	}
 	if out.XDS != nil {
-		if err := s.put(ctx, st, bus.XDS, key, out.XDS); err != nil {
+		if err := s.writeXDS(ctx, st, out.Gateway, out.XDS); err != nil {
 			return err
 		}
 	}
@@ -96,8 +96,11 @@ func (s *Service) writeGateway(ctx context.Context, st *session, out *Output) er
 
 // removeGateway deletes every output of a gateway that has none any more.
 func (s *Service) removeGateway(ctx context.Context, st *session, gw types.NamespacedName) error {
+	if err := s.removeXDS(ctx, st, gw); err != nil {
+		return err
+	}
 	key := bus.GatewayKey(gw.Namespace, gw.Name)
-	for _, b := range []bus.Bucket{bus.XDS, bus.Infra, bus.IR} {
+	for _, b := range []bus.Bucket{bus.Infra, bus.IR} {
 		if err := s.delete(ctx, st, b, key); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package xds
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
 
@@ -66,9 +68,13 @@ func (f *feed) run(ctx context.Context) {
 	}
 }
 
-// follow applies the entries of one watch until it ends.
+// follow applies the entries of one watch until it ends. The bucket holds
+// one key per resource and a commit per gateway (package xdsbucket); a
+// stage assembles each commit with its resources, and what it assembles
+// is applied as a whole snapshot.
 func (f *feed) follow(ctx context.Context, w *bus.Watcher) {
 	inSync := map[string]bool{} // keys seen during the initial sync; nil after it
+	stage := xdsbucket.NewStage(nil)
 	for e := range w.Updates() {
 		if e == nil {
 			f.sweep(ctx, inSync)
@@ -78,10 +84,20 @@ func (f *feed) follow(ctx context.Context, w *bus.Watcher) {
 			}
 			continue
 		}
-		if inSync != nil {
-			inSync[e.Key] = true
+		r := stage.Apply(e)
+		switch {
+		case r.Snapshot != nil:
+			if inSync != nil {
+				inSync[r.Gateway] = true
+			}
+			f.apply(ctx, &bus.Entry{Bucket: e.Bucket, Key: r.Gateway, Revision: e.Revision, Value: r.Snapshot, Header: e.Header})
+		case r.Deleted:
+			f.apply(ctx, &bus.Entry{Bucket: e.Bucket, Key: r.Gateway, Revision: e.Revision, Op: bus.OpDelete, Header: e.Header})
+		case r.Err != nil && errors.Is(r.Err, xdsbucket.ErrIncomplete):
+			f.log.Debug("xds commit waits for its resources", "key", e.Key, "error", r.Err)
+		case r.Err != nil:
+			f.reject(ctx, e, "", r.Err)
 		}
-		f.apply(ctx, e)
 	}
 }
 

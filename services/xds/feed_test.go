@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -120,7 +121,7 @@ func TestReopenedWatchEmptiesDeleted(t *testing.T) {
 	f.dataPlane = newDataPlane(b, f.log, "test", servedVersion(f.cache))
 	ctx := context.Background()
 	for _, name := range []string{"kept", "deleted"} {
-		if _, err := b.Put(ctx, bus.XDS, bus.GatewayKey("ns", name), xdstest.Sample("ns/"+name, "v1")); err != nil {
+		if _, err := xdsbucket.Write(ctx, b, bus.GatewayKey("ns", name), xdstest.Sample("ns/"+name, "v1")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -132,7 +133,7 @@ func TestReopenedWatchEmptiesDeleted(t *testing.T) {
 		return snap.GetVersion(resource.ListenerType)
 	}
 	followUntil(t, f, func() bool { return version("ns/kept") == "v1" && version("ns/deleted") == "v1" })
-	if err := b.Delete(ctx, bus.XDS, bus.GatewayKey("ns", "deleted")); err != nil {
+	if err := xdsbucket.Remove(ctx, b, bus.GatewayKey("ns", "deleted")); err != nil {
 		t.Fatal(err)
 	}
 	followUntil(t, f, func() bool { return version("ns/deleted") == deletedVersion })

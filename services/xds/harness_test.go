@@ -25,6 +25,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
 
@@ -166,11 +167,17 @@ func (h *harness) waitNoStatus(t *testing.T) {
 	waitFor(t, "no status entry", func() bool { return h.statusEntry(t, "ns", "gw") == nil })
 }
 
-// put writes a value to the xds bucket.
+// put writes a value to the xds bucket: a snapshot in the bucket's layout
+// (one key per resource and the commit), anything else as it is.
 func (h *harness) put(t *testing.T, key string, msg proto.Message) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
+	if snap, ok := msg.(*busv1.XdsSnapshot); ok {
+		if _, err := xdsbucket.Write(ctx, h.bus, key, snap); err == nil {
+			return
+		}
+	}
 	if _, err := h.bus.Put(ctx, bus.XDS, key, msg); err != nil {
 		t.Fatalf("put %s: %v", key, err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -148,7 +149,7 @@ func TestNACKStatusLifetime(t *testing.T) {
 	h.waitNoStatus(t)
 	t.Run("gateway deleted", func(t *testing.T) {
 		rejectOnce(t)
-		if err := b.Delete(ctx, bus.XDS, gatewayKey); err != nil {
+		if err := xdsbucket.Remove(ctx, b, gatewayKey); err != nil {
 			t.Fatal(err)
 		}
 		h.waitNoStatus(t)

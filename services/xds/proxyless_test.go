@@ -13,8 +13,8 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -111,7 +111,7 @@ func TestProxylessServedAPIListeners(t *testing.T) {
 	}
 	lds.ack(t)
 
-	if err := h.bus.Delete(context.Background(), bus.XDS, gatewayKey); err != nil {
+	if err := xdsbucket.Remove(context.Background(), h.bus, gatewayKey); err != nil {
 		t.Fatal(err)
 	}
 	resp = lds.recv(t)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -101,7 +102,7 @@ func deleteEmpties(t *testing.T, h *harness, clients map[string]sotwclient.ADSCl
 		t.Fatalf("listeners at %q: %d, want 1 at v2", resp.GetVersionInfo(), len(resp.GetResources()))
 	}
 	lds.ack(t)
-	if err := h.bus.Delete(context.Background(), bus.XDS, gatewayKey); err != nil {
+	if err := xdsbucket.Remove(context.Background(), h.bus, gatewayKey); err != nil {
 		t.Fatal(err)
 	}
 	if resp := lds.recv(t); resp.GetVersionInfo() != deletedVersion || len(resp.GetResources()) != 0 {

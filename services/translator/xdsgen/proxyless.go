@@ -145,7 +145,9 @@ func packWithProxyless(gw *irv1.Gateway, res map[resourcev3.Type][]types.Resourc
 		}
 		snap.ProxylessListeners = append(snap.ProxylessListeners, a)
 	}
-	stamp(snap)
+	if err := stamp(snap); err != nil {
+		return nil, err
+	}
 	return snap, nil
 }
 

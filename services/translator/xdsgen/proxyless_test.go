@@ -27,7 +27,7 @@ func hostsGateway() *irv1.Gateway {
 		{Name: "http-8080", Port: 8080, Protocol: irv1.Protocol_PROTOCOL_HTTP,
 			VirtualHosts: []*irv1.VirtualHost{vhost("a.example"), vhost("c.example")}},
 		{Name: "http-9090", Port: 9090, Protocol: irv1.Protocol_PROTOCOL_HTTP,
-			VirtualHosts: []*irv1.VirtualHost{vhost("a.example"), vhost("b.example"), vhost("*.example"), vhost("*")}},
+			VirtualHosts: []*irv1.VirtualHost{vhost("*.example"), vhost("a.example"), vhost("b.example"), vhost("*")}},
 	}
 	return gw
 }

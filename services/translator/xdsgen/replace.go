@@ -5,10 +5,10 @@ import (
 
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
+	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
 
@@ -28,7 +28,7 @@ func ReplaceLoadAssignments(snap *busv1.XdsSnapshot, clas []*endpointv3.ClusterL
 	}
 	index := map[string]int{}
 	for i, a := range typed.GetResources() {
-		name, err := clusterName(a.GetValue())
+		name, err := xdsbucket.FieldOne(a.GetValue())
 		if err != nil {
 			return fmt.Errorf("%w: load assignment %d of the snapshot: %v", ErrInvalid, i, err)
 		}
@@ -53,31 +53,5 @@ func ReplaceLoadAssignments(snap *busv1.XdsSnapshot, clas []*endpointv3.ClusterL
 	for i, a := range packed {
 		typed.Resources[i] = a
 	}
-	stamp(snap)
-	return nil
-}
-
-// clusterName reads the cluster_name (field 1) of a marshalled
-// ClusterLoadAssignment without decoding the rest.
-func clusterName(b []byte) (string, error) {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return "", protowire.ParseError(n)
-		}
-		b = b[n:]
-		if num == 1 && typ == protowire.BytesType {
-			v, n := protowire.ConsumeBytes(b)
-			if n < 0 {
-				return "", protowire.ParseError(n)
-			}
-			return string(v), nil
-		}
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return "", protowire.ParseError(n)
-		}
-		b = b[n:]
-	}
-	return "", nil
+	return stamp(snap)
 }

@@ -1,0 +1,95 @@
+package translator
+
+import (
+	"context"
+	"crypto/sha256"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/xdsbucket"
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+)
+
+// writeXDS writes a gateway's snapshot to the xds bucket in its layout
+// (package xdsbucket): in one batch, the resources whose keys do not hold
+// them yet and the purge of the keys of resources it no longer has; then
+// the commit, with a compare-and-set on the source revision. A key holds
+// a resource when the ledger knows its digest, so a route edit writes one
+// virtual host and the commit, and a foreign write to a key is repaired.
+func (s *Service) writeXDS(ctx context.Context, st *session, gw types.NamespacedName, snap *busv1.XdsSnapshot) error {
+	set, err := xdsbucket.Split(snap)
+	if err != nil {
+		return err
+	}
+	gwKey := bus.GatewayKey(gw.Namespace, gw.Name)
+	keep := make(map[string]struct{}, set.Len())
+	written := map[string]fingerprint{}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
+	defer cancel()
+	batch := s.bus.Batch(bus.XDS)
+	for _, suffix := range set.Suffixes() {
+		key := gwKey + "." + suffix
+		keep[key] = struct{}{}
+		r := set.Get(suffix)
+		fp := resourceFingerprint(suffix, r.GetVersion())
+		if st.ledger.unchanged(bus.XDS, key, fp) {
+			continue
+		}
+		written[key] = fp
+		batch.Put(ctx, key, r, bus.WithSourceRevision(st.revision),
+			bus.WithHeader(headerDigest, fp.String()), bus.WithHeader(headerWriter, s.id))
+	}
+	var purged []string
+	for key := range st.ledger.xdsKeys[gw] {
+		if _, ok := keep[key]; !ok {
+			purged = append(purged, key)
+			batch.Purge(ctx, key, bus.MarkerTTL, bus.WithSourceRevision(st.revision), bus.WithHeader(headerWriter, s.id))
+		}
+	}
+	if err := batch.Wait(ctx); err != nil {
+		return err
+	}
+	for key, fp := range written {
+		st.ledger.wrote(bus.XDS, key, fp, batch.Revisions[key], st.revision, false)
+	}
+	for _, key := range purged {
+		st.ledger.deleted(bus.XDS, key)
+	}
+	return s.put(ctx, st, bus.XDS, gwKey, set.Commit(snap.GetNodeCluster(), 0))
+}
+
+// removeXDS deletes a gateway's commit, so that the xds service stops
+// serving it at once, then purges its resources.
+func (s *Service) removeXDS(ctx context.Context, st *session, gw types.NamespacedName) error {
+	if err := s.delete(ctx, st, bus.XDS, bus.GatewayKey(gw.Namespace, gw.Name)); err != nil {
+		return err
+	}
+	keys := st.ledger.xdsKeys[gw]
+	if len(keys) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
+	defer cancel()
+	batch := s.bus.Batch(bus.XDS)
+	var purged []string
+	for key := range keys {
+		purged = append(purged, key)
+		batch.Purge(ctx, key, bus.MarkerTTL, bus.WithSourceRevision(st.revision), bus.WithHeader(headerWriter, s.id))
+	}
+	if err := batch.Wait(ctx); err != nil {
+		return err
+	}
+	for _, key := range purged {
+		st.ledger.deleted(bus.XDS, key)
+	}
+	return nil
+}
+
+// resourceFingerprint is the fingerprint of an xds resource key: its
+// digest, which hashes the key and the resource's version (a hash of its
+// value), so that nothing is hashed twice.
+func resourceFingerprint(suffix, version string) fingerprint {
+	d := xdsbucket.Digest(suffix, version)
+	return sha256.Sum256(d[:])
+}
