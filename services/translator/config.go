@@ -9,8 +9,10 @@ import (
 // environment with the prefix GATEWIRE_ (see pkg/service).
 type Config struct {
 	// Debounce is how long the service gathers changes, from the first one,
-	// before it translates the gateways they affect.
-	Debounce time.Duration `envconfig:"TRANSLATOR_DEBOUNCE" default:"20ms" desc:"time to gather resource changes before translating the gateways they affect"`
+	// before it translates the gateways they affect. With 0 it translates
+	// as soon as no change is waiting in its watch: a lone edit at once,
+	// a burst in as few translations as it takes to read it.
+	Debounce time.Duration `envconfig:"TRANSLATOR_DEBOUNCE" default:"0s" desc:"time to gather resource changes before translating the gateways they affect (0: as soon as none is waiting)"`
 	// WriteTimeout bounds one write to the bus; a write that times out
 	// makes the service resync.
 	WriteTimeout time.Duration `envconfig:"TRANSLATOR_WRITE_TIMEOUT" default:"10s" desc:"time allowed for one write to the bus"`
@@ -30,7 +32,7 @@ type Config struct {
 // DefaultConfig is the configuration with every default applied.
 func DefaultConfig() Config {
 	return Config{
-		Debounce:     20 * time.Millisecond,
+		Debounce:     0,
 		WriteTimeout: 10 * time.Second,
 		Heartbeat:    time.Second,
 		MemberTTL:    3 * time.Second,

@@ -53,6 +53,11 @@ type session struct {
 	last map[types.NamespacedName]*Output
 	// outputs are the entries of the output buckets (see watchOutputs).
 	outputs <-chan *bus.Entry
+	// gate holds translation while a provider syncs.
+	gate *syncGate
+	// waited is set while the debounce of the pending changes runs or has
+	// run.
+	waited bool
 }
 
 // mark makes gw wait for at least w.
@@ -97,6 +102,7 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 		classes:  map[string]context.Context{},
 		last:     map[types.NamespacedName]*Output{},
 		outputs:  outputs,
+		gate:     newSyncGate(),
 	}
 	err = s.follow(ctx, st, w)
 	return st.synced, err
@@ -128,10 +134,12 @@ func (s *Service) awaitView(ctx context.Context) (shard.View, error) {
 }
 
 // follow applies changes of the resources, the outputs and the membership
-// as they come, and translates what they affect once they have settled for
-// the debounce time.
+// as they come, and translates what they affect: as soon as no change is
+// waiting in the watch (with no debounce), or once they have settled for
+// the debounce time; never while a provider syncs (see syncGate).
 func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error {
-	var debounce <-chan time.Time
+	var debounce, reopen <-chan time.Time
+	var reopenAt time.Time // when reopen fires
 	for {
 		select {
 		case <-ctx.Done():
@@ -153,12 +161,29 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error
 			s.reassign(ctx, st)
 		case <-debounce:
 			debounce = nil
-			if err := s.flush(st); err != nil {
-				return err
-			}
+		case <-reopen:
+			reopen = nil
 		}
-		if st.synced && debounce == nil && st.dirty() {
+		if !st.synced || !st.dirty() || debounce != nil {
+			continue
+		}
+		shut, until := st.gate.closed(time.Now())
+		switch {
+		case shut:
+			if !until.IsZero() && !until.Equal(reopenAt) {
+				reopen, reopenAt = time.After(time.Until(until)), until
+			}
+			continue
+		case s.cfg.Debounce > 0 && !st.waited:
+			st.waited = true
 			debounce = time.After(s.cfg.Debounce)
+			continue
+		case s.cfg.Debounce == 0 && len(w.Updates()) > 0:
+			continue // more changes are waiting: take them first
+		}
+		st.waited = false
+		if err := s.flush(st); err != nil {
+			return err
 		}
 	}
 }
@@ -170,6 +195,10 @@ func (s *Service) apply(ctx context.Context, st *session, e *bus.Entry) {
 	kind, ns, name, err := bus.ParseResourceKey(e.Key)
 	if err != nil {
 		s.log.Warn("ignoring resource with a bad key", "key", e.Key, "err", err)
+		return
+	}
+	if st.gate.apply(e, kind, name) {
+		s.logMark(st, e)
 		return
 	}
 	var change resources.Change
@@ -218,14 +247,13 @@ func (s *Service) initialSync(ctx context.Context, st *session, synced uint64) e
 	for _, c := range s.knownClasses(st) {
 		st.classes[c] = ctx
 	}
-	n := len(st.gateways)
-	if err := s.flush(st); err != nil {
-		return err
-	}
 	st.synced = true
-	s.ready.Store(true)
-	s.log.Info("resources synced", "revision", st.revision, "gateways", n, "members", len(st.view.Members()))
-	return nil
+	s.log.Info("resources synced", "revision", st.revision, "gateways", len(st.gateways),
+		"members", len(st.view.Members()), "providers_syncing", st.gate.syncing(time.Now()))
+	if shut, _ := st.gate.closed(time.Now()); shut {
+		return nil // the follow loop translates once the providers are synced
+	}
+	return s.flush(st)
 }
 
 // drainOutputs records the entries of the output buckets that have come in,
@@ -272,6 +300,9 @@ func (s *Service) flush(st *session) error {
 		if err := s.translateClass(ctx, st, c); err != nil {
 			return err
 		}
+	}
+	if !s.ready.Swap(true) {
+		s.log.Info("every gateway translated", "revision", st.revision)
 	}
 	return nil
 }
