@@ -33,7 +33,7 @@ func (t *translation) buildGRPCRule(route *gatewayv1.GRPCRoute, i int, names *ro
 // grpcRuleAction returns what the routes of a rule do, the backends they
 // send traffic to, or the problem that makes the rule invalid. References
 // that cannot be resolved are recorded in out.
-func (t *translation) grpcRuleAction(ns string, rule *gatewayv1.GRPCRouteRule, i int, out *httpRules) (*irv1.Route, []*irv1.Backend, *problem) {
+func (t *translation) grpcRuleAction(ns string, rule *gatewayv1.GRPCRouteRule, i int, out *httpRules) (*irv1.RouteAction, []*irv1.Backend, *problem) {
 	f := t.grpcFilters(ns, rule.Filters)
 	b := t.grpcBackends(ns, rule.BackendRefs)
 	if u := cmpProblem(f.unresolved, b.unresolved); u != nil && out.unresolved == nil {
@@ -42,10 +42,10 @@ func (t *translation) grpcRuleAction(ns string, rule *gatewayv1.GRPCRouteRule, i
 	if bad := cmpProblem(f.invalid, b.invalid); bad != nil {
 		return nil, nil, bad
 	}
-	r := &irv1.Route{RequestHeaders: f.request, ResponseHeaders: f.response}
+	r := &irv1.RouteAction{RequestHeaders: f.request, ResponseHeaders: f.response, Grpc: true}
 	switch {
 	case f.failClosed:
-		return answer500, nil, nil
+		return grpcAnswer500, nil, nil
 	case len(b.used) == 0: // no backendRefs, or none valid: 500 for all
 		r.DirectResponse = &irv1.DirectResponse{Status: 500}
 		return r, nil, nil

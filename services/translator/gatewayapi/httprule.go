@@ -58,7 +58,10 @@ func (t *translation) buildHTTPRules(route *gatewayv1.HTTPRoute) *httpRules {
 // answer500 is what the routes of an invalid rule do: the rule is dropped,
 // but the requests it would have matched get an error rather than falling
 // through to another rule, since its filters must not be skipped.
-var answer500 = &irv1.Route{DirectResponse: &irv1.DirectResponse{Status: 500}}
+var answer500 = &irv1.RouteAction{DirectResponse: &irv1.DirectResponse{Status: 500}}
+
+// grpcAnswer500 is answer500 for the routes of a GRPCRoute.
+var grpcAnswer500 = &irv1.RouteAction{DirectResponse: &irv1.DirectResponse{Status: 500}, Grpc: true}
 
 func (t *translation) buildHTTPRule(route *gatewayv1.HTTPRoute, i int, names *routeNames, out *httpRules) {
 	rule := &route.Spec.Rules[i]
@@ -70,7 +73,7 @@ func (t *translation) buildHTTPRule(route *gatewayv1.HTTPRoute, i int, names *ro
 
 // translatedRule is one rule of an HTTPRoute or a GRPCRoute, translated.
 type translatedRule struct {
-	action  *irv1.Route        // what its routes do, shared by them
+	action  *irv1.RouteAction  // what its routes do, shared by them
 	used    []*irv1.Backend    // the backends they send traffic to
 	matches []*irv1.RouteMatch // nil for a match that cannot be translated
 	bad     *problem           // what makes the rule invalid, if anything
@@ -87,6 +90,9 @@ func (out *httpRules) add(src *irv1.RouteSource, name *gatewayv1.SectionName, na
 	}
 	if r.bad != nil {
 		r.action, r.used = answer500, nil
+		if src.Kind == resources.KindGRPCRoute {
+			r.action = grpcAnswer500
+		}
 		if out.invalid == nil {
 			out.invalid = &problem{r.bad.reason, fmt.Sprintf("%d%s: %s", src.Rule, quotedName(ruleName), r.bad.message)}
 		}
@@ -99,16 +105,14 @@ func (out *httpRules) add(src *irv1.RouteSource, name *gatewayv1.SectionName, na
 			continue
 		}
 		s := &irv1.RouteSource{Kind: src.Kind, Namespace: src.Namespace, Name: src.Name, Rule: src.Rule, Match: uint32(j)}
-		out.routes = append(out.routes, withMatch(r.action, &irv1.Route{
-			Name: names.name(ruleName, m), Source: s, Match: m, Grpc: src.Kind == resources.KindGRPCRoute,
-		}))
+		out.routes = append(out.routes, &irv1.Route{Name: names.name(ruleName, m), Source: s, Match: m, Action: r.action})
 	}
 }
 
 // ruleAction returns what the routes of a rule do, the backends they send
 // traffic to, or the problem that makes the rule invalid. References that
 // cannot be resolved are recorded in out.
-func (t *translation) ruleAction(ns string, rule *gatewayv1.HTTPRouteRule, i int, out *httpRules) (*irv1.Route, []*irv1.Backend, *problem) {
+func (t *translation) ruleAction(ns string, rule *gatewayv1.HTTPRouteRule, i int, out *httpRules) (*irv1.RouteAction, []*irv1.Backend, *problem) {
 	f := t.httpFilters(ns, rule.Filters)
 	b := t.backendRefs(routeFrom(resources.KindHTTPRoute, ns), rule.BackendRefs)
 	b.invalid = cmpProblem(b.invalid, b.weightsFit())
@@ -124,7 +128,7 @@ func (t *translation) ruleAction(ns string, rule *gatewayv1.HTTPRouteRule, i int
 	if bad != nil {
 		return nil, nil, bad
 	}
-	r := &irv1.Route{RequestHeaders: f.request, ResponseHeaders: f.response, Cors: f.cors}
+	r := &irv1.RouteAction{RequestHeaders: f.request, ResponseHeaders: f.response, Cors: f.cors}
 	switch {
 	case f.failClosed:
 		return answer500, nil, nil
@@ -162,7 +166,7 @@ func translateMatches[M any](ms []M, match func(*M, int) (*irv1.RouteMatch, *pro
 
 // prefixOnly checks that a rule whose redirect or rewrite replaces the
 // matched prefix has only PathPrefix matches.
-func prefixOnly(action *irv1.Route, matches []*irv1.RouteMatch) *problem {
+func prefixOnly(action *irv1.RouteAction, matches []*irv1.RouteMatch) *problem {
 	if !prefixReplacing(action.GetRedirect(), action.GetUrlRewrite()) {
 		return nil
 	}
@@ -172,16 +176,6 @@ func prefixOnly(action *irv1.Route, matches []*irv1.RouteMatch) *problem {
 		}
 	}
 	return nil
-}
-
-// withMatch completes r (name, source, match) with what action does.
-// Actions are shared by the routes of a rule: the IR is read-only.
-func withMatch(action, r *irv1.Route) *irv1.Route {
-	r.RequestHeaders, r.ResponseHeaders = action.RequestHeaders, action.ResponseHeaders
-	r.Backends, r.DirectResponse, r.Redirect = action.Backends, action.DirectResponse, action.Redirect
-	r.UrlRewrite, r.Mirrors, r.Cors = action.UrlRewrite, action.Mirrors, action.Cors
-	r.Timeouts, r.Retry = action.Timeouts, action.Retry
-	return r
 }
 
 func quotedName(name string) string {

@@ -85,7 +85,7 @@ func translatedNames(t *testing.T, order []int, reverseHeaders bool) (ir, envoy 
 	ir, envoy = map[string]string{}, map[string]string{}
 	for _, vh := range res.IR.GetListeners()[0].GetVirtualHosts() {
 		for _, r := range vh.GetRoutes() {
-			ir[r.GetName()] = fmt.Sprint(r.GetBackends())
+			ir[r.GetName()] = fmt.Sprint(r.GetAction().GetBackends())
 		}
 	}
 	out, err := xdsgen.Resources(res.IR)

@@ -182,18 +182,21 @@ func TestGRPCRouteMatches(t *testing.T) {
 		route *irv1.Route
 		want  []*routev3.RouteMatch
 	}{
-		{"service", &irv1.Route{Grpc: true, Match: prefix("/pkg.Svc/")},
+		{"service", &irv1.Route{Match: prefix("/pkg.Svc/"), Action: &irv1.RouteAction{Grpc: true}},
 			[]*routev3.RouteMatch{{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/pkg.Svc/"}}}},
-		{"any method", &irv1.Route{Grpc: true, Match: prefix("/")},
+		{"any method", &irv1.Route{Match: prefix("/"), Action: &irv1.RouteAction{Grpc: true}},
 			[]*routev3.RouteMatch{{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/"}}}},
-		{"method", &irv1.Route{Grpc: true, Match: &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_EXACT, Value: "/pkg.Svc/Get"}}},
+		{"method", &irv1.Route{Match: &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_EXACT, Value: "/pkg.Svc/Get"}}, Action: &irv1.RouteAction{Grpc: true}},
 			[]*routev3.RouteMatch{{PathSpecifier: &routev3.RouteMatch_Path{Path: "/pkg.Svc/Get"}}}},
 		{"HTTPRoute prefix", &irv1.Route{Match: prefix("/api/")}, []*routev3.RouteMatch{
 			{PathSpecifier: &routev3.RouteMatch_Path{Path: "/api"}},
 			{PathSpecifier: &routev3.RouteMatch_Prefix{Prefix: "/api/"}},
 		}},
 	} {
-		tc.route.Backends = backends
+		if tc.route.Action == nil {
+			tc.route.Action = &irv1.RouteAction{}
+		}
+		tc.route.Action.Backends = backends
 		routes, err := envoyRoutes(tc.route, &irv1.Listener{Port: 80})
 		if err != nil {
 			t.Fatal(err)

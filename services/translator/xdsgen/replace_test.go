@@ -26,9 +26,9 @@ func replaceGateway(proxyless bool, webAddress string) *irv1.Gateway {
 		Listeners: []*irv1.Listener{{
 			Name: "http-80", Port: 80, Protocol: irv1.Protocol_PROTOCOL_HTTP,
 			VirtualHosts: []*irv1.VirtualHost{{Name: host, Hostname: host, Routes: []*irv1.Route{{
-				Name:     "r",
-				Match:    &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: "/"}},
-				Backends: []*irv1.WeightedBackend{{Backend: "default/web/80", Weight: 1}, {Backend: "default/api/80", Weight: 1}},
+				Name:   "r",
+				Match:  &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: "/"}},
+				Action: &irv1.RouteAction{Backends: []*irv1.WeightedBackend{{Backend: "default/web/80", Weight: 1}, {Backend: "default/api/80", Weight: 1}}},
 			}}}},
 		}},
 		Backends: []*irv1.Backend{backend("api", "10.0.0.9"), backend("web", webAddress)},

@@ -52,28 +52,28 @@ func RouteConfiguration(l *irv1.Listener) (*routev3.RouteConfiguration, error) {
 // splitPrefix). The prefix "/<service>/" of a GRPCRoute's service match
 // needs no route for "/<service>", which is no gRPC method's path.
 func envoyRoutes(r *irv1.Route, l *irv1.Listener) ([]*routev3.Route, error) {
-	cors, err := corsConfig(r.GetCors())
+	cors, err := corsConfig(r.GetAction().GetCors())
 	if err != nil {
 		return nil, err
 	}
 	out := &routev3.Route{
 		Name:                    r.GetName(),
 		Match:                   routeMatch(r.GetMatch()),
-		RequestHeadersToAdd:     headersToAdd(r.GetRequestHeaders()),
-		RequestHeadersToRemove:  r.GetRequestHeaders().GetRemove(),
-		ResponseHeadersToAdd:    headersToAdd(r.GetResponseHeaders()),
-		ResponseHeadersToRemove: r.GetResponseHeaders().GetRemove(),
+		RequestHeadersToAdd:     headersToAdd(r.GetAction().GetRequestHeaders()),
+		RequestHeadersToRemove:  r.GetAction().GetRequestHeaders().GetRemove(),
+		ResponseHeadersToAdd:    headersToAdd(r.GetAction().GetResponseHeaders()),
+		ResponseHeadersToRemove: r.GetAction().GetResponseHeaders().GetRemove(),
 		TypedPerFilterConfig:    cors,
 	}
 	switch {
-	case r.GetRedirect() != nil:
+	case r.GetAction().GetRedirect() != nil:
 		out.Action = &routev3.Route_Redirect{Redirect: redirectAction(r, l)}
-	case len(r.GetBackends()) == 0:
-		out.Action = &routev3.Route_DirectResponse{DirectResponse: directResponse(r.GetDirectResponse())}
+	case len(r.GetAction().GetBackends()) == 0:
+		out.Action = &routev3.Route_DirectResponse{DirectResponse: directResponse(r.GetAction().GetDirectResponse())}
 	default:
 		out.Action = &routev3.Route_Route{Route: routeAction(r)}
 	}
-	if p := out.GetMatch().GetPrefix(); p != "/" && p != "" && !r.GetGrpc() {
+	if p := out.GetMatch().GetPrefix(); p != "/" && p != "" && !r.GetAction().GetGrpc() {
 		return splitPrefix(out), nil
 	}
 	return []*routev3.Route{out}, nil

@@ -21,13 +21,13 @@ const retryOn = "connect-failure,refused-stream,reset"
 // routeAction forwards a route's requests to its backends, with its
 // rewrite, mirrors, timeouts and retries.
 func routeAction(r *irv1.Route) *routev3.RouteAction {
-	action := clusters(r.GetBackends())
+	action := clusters(r.GetAction().GetBackends())
 	action.Timeout = routeTimeout(r)
 	action.RetryPolicy = retryPolicy(r)
-	for _, m := range r.GetMirrors() {
+	for _, m := range r.GetAction().GetMirrors() {
 		action.RequestMirrorPolicies = append(action.RequestMirrorPolicies, mirrorPolicy(m))
 	}
-	rw := r.GetUrlRewrite()
+	rw := r.GetAction().GetUrlRewrite()
 	if host := rw.GetHostname(); host != "" {
 		action.HostRewriteSpecifier = &routev3.RouteAction_HostRewriteLiteral{HostRewriteLiteral: host}
 	}
@@ -79,17 +79,17 @@ func clusters(backends []*irv1.WeightedBackend) *routev3.RouteAction {
 // policy and no request timeout, a request may take as long as all its
 // attempts. Otherwise Envoy's default (15s) holds.
 func routeTimeout(r *irv1.Route) *durationpb.Duration {
-	to := r.GetTimeouts()
+	to := r.GetAction().GetTimeouts()
 	req, per := to.GetRequest(), to.GetBackendRequest()
 	switch {
 	case per == nil:
 		return req
-	case r.GetRetry() == nil:
+	case r.GetAction().GetRetry() == nil:
 		return shorter(req, per)
 	case req != nil:
 		return req
 	}
-	attempts := 1 + int64(max(r.GetRetry().GetAttempts(), 1))
+	attempts := 1 + int64(max(r.GetAction().GetRetry().GetAttempts(), 1))
 	return durationpb.New(scaled(per.AsDuration(), attempts))
 }
 
@@ -120,11 +120,11 @@ func scaled(d time.Duration, n int64) time.Duration {
 // by a policy of zero retries, which gRPC's xDS client rejects (it needs
 // num_retries of at least 1 when set).
 func retryPolicy(r *irv1.Route) *routev3.RetryPolicy {
-	rt := r.GetRetry()
+	rt := r.GetAction().GetRetry()
 	if rt == nil {
 		return nil
 	}
-	p := &routev3.RetryPolicy{PerTryTimeout: r.GetTimeouts().GetBackendRequest(), RetryOn: retryOn}
+	p := &routev3.RetryPolicy{PerTryTimeout: r.GetAction().GetTimeouts().GetBackendRequest(), RetryOn: retryOn}
 	if len(rt.GetCodes()) > 0 {
 		p.RetryOn += ",retriable-status-codes"
 		p.RetriableStatusCodes = rt.GetCodes()

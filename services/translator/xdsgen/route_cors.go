@@ -33,7 +33,7 @@ func corsFilter(l *irv1.Listener) proto.Message {
 func hasCORS(l *irv1.Listener) bool {
 	for _, vh := range l.GetVirtualHosts() {
 		for _, r := range vh.GetRoutes() {
-			if r.GetCors() != nil {
+			if r.GetAction().GetCors() != nil {
 				return true
 			}
 		}

@@ -20,7 +20,7 @@ var redirectCodes = map[uint32]routev3.RedirectAction_RedirectResponseCode{
 // redirectAction answers a route's requests with its redirect, on listener
 // l.
 func redirectAction(r *irv1.Route, l *irv1.Listener) *routev3.RedirectAction {
-	rd := r.GetRedirect()
+	rd := r.GetAction().GetRedirect()
 	action := &routev3.RedirectAction{
 		HostRedirect: rd.GetHostname(),
 		PortRedirect: redirectPort(rd, l),

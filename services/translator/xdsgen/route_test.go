@@ -24,10 +24,10 @@ func rewritePath(t *testing.T, redirect bool, prefix, replacement, path string) 
 		Match: &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: prefix}},
 	}
 	if redirect {
-		r.Redirect = &irv1.Redirect{Prefix: replacement, HasPath: true}
+		r.Action = &irv1.RouteAction{Redirect: &irv1.Redirect{Prefix: replacement, HasPath: true}}
 	} else {
-		r.Backends = []*irv1.WeightedBackend{{Backend: "b", Weight: 1}}
-		r.UrlRewrite = &irv1.URLRewrite{Prefix: replacement, HasPath: true}
+		r.Action = &irv1.RouteAction{Backends: []*irv1.WeightedBackend{{Backend: "b", Weight: 1}},
+			UrlRewrite: &irv1.URLRewrite{Prefix: replacement, HasPath: true}}
 	}
 	routes, err := envoyRoutes(r, &irv1.Listener{Port: 80})
 	if err != nil {
@@ -63,9 +63,9 @@ func envoyMatch(m *routev3.RouteMatch, path string) (string, bool) {
 func TestPathPrefixMatchesWholeSegments(t *testing.T) {
 	for _, prefix := range []string{"/foo", "/foo/", "/foo//"} {
 		r := &irv1.Route{
-			Name:     "ns/route/0123456789abcdef",
-			Match:    &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: prefix}},
-			Backends: []*irv1.WeightedBackend{{Backend: "b", Weight: 1}},
+			Name:   "ns/route/0123456789abcdef",
+			Match:  &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: prefix}},
+			Action: &irv1.RouteAction{Backends: []*irv1.WeightedBackend{{Backend: "b", Weight: 1}}},
 		}
 		routes, err := envoyRoutes(r, &irv1.Listener{Port: 80})
 		if err != nil {
@@ -216,8 +216,7 @@ func TestTimeoutsWithoutRetry(t *testing.T) {
 		{"0s", "0s", "0s"},
 	} {
 		r := &irv1.Route{
-			Backends: []*irv1.WeightedBackend{{Backend: "b", Weight: 1}},
-			Timeouts: &irv1.Timeouts{Request: d(c.request), BackendRequest: d(c.backend)},
+			Action: &irv1.RouteAction{Backends: []*irv1.WeightedBackend{{Backend: "b", Weight: 1}}, Timeouts: &irv1.Timeouts{Request: d(c.request), BackendRequest: d(c.backend)}},
 		}
 		a := routeAction(r)
 		if a.GetRetryPolicy() != nil {
@@ -229,9 +228,7 @@ func TestTimeoutsWithoutRetry(t *testing.T) {
 	}
 	// With a retry policy, backendRequest is the per-try timeout.
 	r := &irv1.Route{
-		Backends: []*irv1.WeightedBackend{{Backend: "b", Weight: 1}},
-		Timeouts: &irv1.Timeouts{BackendRequest: d("2s")},
-		Retry:    &irv1.Retry{Attempts: 2},
+		Action: &irv1.RouteAction{Backends: []*irv1.WeightedBackend{{Backend: "b", Weight: 1}}, Timeouts: &irv1.Timeouts{BackendRequest: d("2s")}, Retry: &irv1.Retry{Attempts: 2}},
 	}
 	a := routeAction(r)
 	if p := a.GetRetryPolicy(); p.GetNumRetries().GetValue() != 2 || p.GetPerTryTimeout().AsDuration() != 2*time.Second || a.GetTimeout().AsDuration() != 6*time.Second {

@@ -14,9 +14,9 @@ func gateway(routeBackend string) *irv1.Gateway {
 		Listeners: []*irv1.Listener{{
 			Name: "http-80", Port: 80, Protocol: irv1.Protocol_PROTOCOL_HTTP,
 			VirtualHosts: []*irv1.VirtualHost{{Name: "*", Hostname: "*", Routes: []*irv1.Route{{
-				Name:     "r",
-				Match:    &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: "/"}},
-				Backends: []*irv1.WeightedBackend{{Backend: routeBackend, Weight: 1}},
+				Name:   "r",
+				Match:  &irv1.RouteMatch{Path: &irv1.PathMatch{Type: irv1.PathMatch_TYPE_PREFIX, Value: "/"}},
+				Action: &irv1.RouteAction{Backends: []*irv1.WeightedBackend{{Backend: routeBackend, Weight: 1}}},
 			}}}},
 		}},
 		Backends: []*irv1.Backend{{Name: "default/web/80", Namespace: "default", Service: "web", Port: 80,

@@ -188,7 +188,7 @@ func (x PathMatch_Type) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use PathMatch_Type.Descriptor instead.
 func (PathMatch_Type) EnumDescriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{15, 0}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{16, 0}
 }
 
 // Gateway is one Gateway with everything attached to it.
@@ -664,28 +664,18 @@ func (x *VirtualHost) GetRoutes() []*Route {
 	return nil
 }
 
-// Route is one match of one rule of one route, with what to do with it.
+// Route is one match of one rule of one route, and what to do with the
+// requests it matches.
 type Route struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// name is derived from what the route means (its source route and match),
 	// never from its position.
-	Name            string          `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Source          *RouteSource    `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
-	Match           *RouteMatch     `protobuf:"bytes,3,opt,name=match,proto3" json:"match,omitempty"`
-	RequestHeaders  *HeaderModifier `protobuf:"bytes,4,opt,name=request_headers,json=requestHeaders,proto3" json:"request_headers,omitempty"`
-	ResponseHeaders *HeaderModifier `protobuf:"bytes,5,opt,name=response_headers,json=responseHeaders,proto3" json:"response_headers,omitempty"`
-	// backends are where matching requests go, with weights. A route with no
-	// backends answers direct_response.
-	Backends       []*WeightedBackend `protobuf:"bytes,6,rep,name=backends,proto3" json:"backends,omitempty"`
-	DirectResponse *DirectResponse    `protobuf:"bytes,7,opt,name=direct_response,json=directResponse,proto3" json:"direct_response,omitempty"`
-	Redirect       *Redirect          `protobuf:"bytes,8,opt,name=redirect,proto3" json:"redirect,omitempty"`
-	UrlRewrite     *URLRewrite        `protobuf:"bytes,9,opt,name=url_rewrite,json=urlRewrite,proto3" json:"url_rewrite,omitempty"`
-	Mirrors        []*Mirror          `protobuf:"bytes,10,rep,name=mirrors,proto3" json:"mirrors,omitempty"`
-	Cors           *CORS              `protobuf:"bytes,11,opt,name=cors,proto3" json:"cors,omitempty"`
-	Timeouts       *Timeouts          `protobuf:"bytes,12,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
-	Retry          *Retry             `protobuf:"bytes,13,opt,name=retry,proto3" json:"retry,omitempty"`
-	// grpc is set for routes of GRPCRoutes: backends speak HTTP/2.
-	Grpc          bool `protobuf:"varint,14,opt,name=grpc,proto3" json:"grpc,omitempty"`
+	Name   string       `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Source *RouteSource `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
+	Match  *RouteMatch  `protobuf:"bytes,3,opt,name=match,proto3" json:"match,omitempty"`
+	// action is what the route does; the routes of one rule (one per match)
+	// share it.
+	Action        *RouteAction `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -741,77 +731,135 @@ func (x *Route) GetMatch() *RouteMatch {
 	return nil
 }
 
-func (x *Route) GetRequestHeaders() *HeaderModifier {
+func (x *Route) GetAction() *RouteAction {
+	if x != nil {
+		return x.Action
+	}
+	return nil
+}
+
+// RouteAction is what a route does with the requests it matches.
+type RouteAction struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	RequestHeaders  *HeaderModifier        `protobuf:"bytes,1,opt,name=request_headers,json=requestHeaders,proto3" json:"request_headers,omitempty"`
+	ResponseHeaders *HeaderModifier        `protobuf:"bytes,2,opt,name=response_headers,json=responseHeaders,proto3" json:"response_headers,omitempty"`
+	// backends are where matching requests go, with weights. A route with no
+	// backends answers direct_response.
+	Backends       []*WeightedBackend `protobuf:"bytes,3,rep,name=backends,proto3" json:"backends,omitempty"`
+	DirectResponse *DirectResponse    `protobuf:"bytes,4,opt,name=direct_response,json=directResponse,proto3" json:"direct_response,omitempty"`
+	Redirect       *Redirect          `protobuf:"bytes,5,opt,name=redirect,proto3" json:"redirect,omitempty"`
+	UrlRewrite     *URLRewrite        `protobuf:"bytes,6,opt,name=url_rewrite,json=urlRewrite,proto3" json:"url_rewrite,omitempty"`
+	Mirrors        []*Mirror          `protobuf:"bytes,7,rep,name=mirrors,proto3" json:"mirrors,omitempty"`
+	Cors           *CORS              `protobuf:"bytes,8,opt,name=cors,proto3" json:"cors,omitempty"`
+	Timeouts       *Timeouts          `protobuf:"bytes,9,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
+	Retry          *Retry             `protobuf:"bytes,10,opt,name=retry,proto3" json:"retry,omitempty"`
+	// grpc is set for the routes of GRPCRoutes: backends speak HTTP/2.
+	Grpc          bool `protobuf:"varint,11,opt,name=grpc,proto3" json:"grpc,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RouteAction) Reset() {
+	*x = RouteAction{}
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RouteAction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RouteAction) ProtoMessage() {}
+
+func (x *RouteAction) ProtoReflect() protoreflect.Message {
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RouteAction.ProtoReflect.Descriptor instead.
+func (*RouteAction) Descriptor() ([]byte, []int) {
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *RouteAction) GetRequestHeaders() *HeaderModifier {
 	if x != nil {
 		return x.RequestHeaders
 	}
 	return nil
 }
 
-func (x *Route) GetResponseHeaders() *HeaderModifier {
+func (x *RouteAction) GetResponseHeaders() *HeaderModifier {
 	if x != nil {
 		return x.ResponseHeaders
 	}
 	return nil
 }
 
-func (x *Route) GetBackends() []*WeightedBackend {
+func (x *RouteAction) GetBackends() []*WeightedBackend {
 	if x != nil {
 		return x.Backends
 	}
 	return nil
 }
 
-func (x *Route) GetDirectResponse() *DirectResponse {
+func (x *RouteAction) GetDirectResponse() *DirectResponse {
 	if x != nil {
 		return x.DirectResponse
 	}
 	return nil
 }
 
-func (x *Route) GetRedirect() *Redirect {
+func (x *RouteAction) GetRedirect() *Redirect {
 	if x != nil {
 		return x.Redirect
 	}
 	return nil
 }
 
-func (x *Route) GetUrlRewrite() *URLRewrite {
+func (x *RouteAction) GetUrlRewrite() *URLRewrite {
 	if x != nil {
 		return x.UrlRewrite
 	}
 	return nil
 }
 
-func (x *Route) GetMirrors() []*Mirror {
+func (x *RouteAction) GetMirrors() []*Mirror {
 	if x != nil {
 		return x.Mirrors
 	}
 	return nil
 }
 
-func (x *Route) GetCors() *CORS {
+func (x *RouteAction) GetCors() *CORS {
 	if x != nil {
 		return x.Cors
 	}
 	return nil
 }
 
-func (x *Route) GetTimeouts() *Timeouts {
+func (x *RouteAction) GetTimeouts() *Timeouts {
 	if x != nil {
 		return x.Timeouts
 	}
 	return nil
 }
 
-func (x *Route) GetRetry() *Retry {
+func (x *RouteAction) GetRetry() *Retry {
 	if x != nil {
 		return x.Retry
 	}
 	return nil
 }
 
-func (x *Route) GetGrpc() bool {
+func (x *RouteAction) GetGrpc() bool {
 	if x != nil {
 		return x.Grpc
 	}
@@ -836,7 +884,7 @@ type Redirect struct {
 
 func (x *Redirect) Reset() {
 	*x = Redirect{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[7]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -848,7 +896,7 @@ func (x *Redirect) String() string {
 func (*Redirect) ProtoMessage() {}
 
 func (x *Redirect) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[7]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -861,7 +909,7 @@ func (x *Redirect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Redirect.ProtoReflect.Descriptor instead.
 func (*Redirect) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{7}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Redirect) GetScheme() string {
@@ -926,7 +974,7 @@ type URLRewrite struct {
 
 func (x *URLRewrite) Reset() {
 	*x = URLRewrite{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[8]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -938,7 +986,7 @@ func (x *URLRewrite) String() string {
 func (*URLRewrite) ProtoMessage() {}
 
 func (x *URLRewrite) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[8]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -951,7 +999,7 @@ func (x *URLRewrite) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use URLRewrite.ProtoReflect.Descriptor instead.
 func (*URLRewrite) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{8}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *URLRewrite) GetHostname() string {
@@ -994,7 +1042,7 @@ type Mirror struct {
 
 func (x *Mirror) Reset() {
 	*x = Mirror{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[9]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1006,7 +1054,7 @@ func (x *Mirror) String() string {
 func (*Mirror) ProtoMessage() {}
 
 func (x *Mirror) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[9]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1019,7 +1067,7 @@ func (x *Mirror) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Mirror.ProtoReflect.Descriptor instead.
 func (*Mirror) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{9}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Mirror) GetBackend() string {
@@ -1051,7 +1099,7 @@ type CORS struct {
 
 func (x *CORS) Reset() {
 	*x = CORS{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[10]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1063,7 +1111,7 @@ func (x *CORS) String() string {
 func (*CORS) ProtoMessage() {}
 
 func (x *CORS) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[10]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1076,7 +1124,7 @@ func (x *CORS) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CORS.ProtoReflect.Descriptor instead.
 func (*CORS) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{10}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CORS) GetAllowOrigins() []string {
@@ -1131,7 +1179,7 @@ type Timeouts struct {
 
 func (x *Timeouts) Reset() {
 	*x = Timeouts{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[11]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1143,7 +1191,7 @@ func (x *Timeouts) String() string {
 func (*Timeouts) ProtoMessage() {}
 
 func (x *Timeouts) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[11]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1156,7 +1204,7 @@ func (x *Timeouts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Timeouts.ProtoReflect.Descriptor instead.
 func (*Timeouts) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{11}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Timeouts) GetRequest() *durationpb.Duration {
@@ -1184,7 +1232,7 @@ type Retry struct {
 
 func (x *Retry) Reset() {
 	*x = Retry{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[12]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1196,7 +1244,7 @@ func (x *Retry) String() string {
 func (*Retry) ProtoMessage() {}
 
 func (x *Retry) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[12]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1209,7 +1257,7 @@ func (x *Retry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Retry.ProtoReflect.Descriptor instead.
 func (*Retry) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{12}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Retry) GetAttempts() uint32 {
@@ -1247,7 +1295,7 @@ type RouteSource struct {
 
 func (x *RouteSource) Reset() {
 	*x = RouteSource{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[13]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1259,7 +1307,7 @@ func (x *RouteSource) String() string {
 func (*RouteSource) ProtoMessage() {}
 
 func (x *RouteSource) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[13]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1272,7 +1320,7 @@ func (x *RouteSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteSource.ProtoReflect.Descriptor instead.
 func (*RouteSource) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{13}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RouteSource) GetKind() string {
@@ -1324,7 +1372,7 @@ type RouteMatch struct {
 
 func (x *RouteMatch) Reset() {
 	*x = RouteMatch{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[14]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1336,7 +1384,7 @@ func (x *RouteMatch) String() string {
 func (*RouteMatch) ProtoMessage() {}
 
 func (x *RouteMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[14]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1349,7 +1397,7 @@ func (x *RouteMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RouteMatch.ProtoReflect.Descriptor instead.
 func (*RouteMatch) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{14}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RouteMatch) GetPath() *PathMatch {
@@ -1390,7 +1438,7 @@ type PathMatch struct {
 
 func (x *PathMatch) Reset() {
 	*x = PathMatch{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[15]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1402,7 +1450,7 @@ func (x *PathMatch) String() string {
 func (*PathMatch) ProtoMessage() {}
 
 func (x *PathMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[15]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1415,7 +1463,7 @@ func (x *PathMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PathMatch.ProtoReflect.Descriptor instead.
 func (*PathMatch) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{15}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PathMatch) GetType() PathMatch_Type {
@@ -1443,7 +1491,7 @@ type HeaderMatch struct {
 
 func (x *HeaderMatch) Reset() {
 	*x = HeaderMatch{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[16]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1455,7 +1503,7 @@ func (x *HeaderMatch) String() string {
 func (*HeaderMatch) ProtoMessage() {}
 
 func (x *HeaderMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[16]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1468,7 +1516,7 @@ func (x *HeaderMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeaderMatch.ProtoReflect.Descriptor instead.
 func (*HeaderMatch) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{16}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *HeaderMatch) GetName() string {
@@ -1503,7 +1551,7 @@ type QueryMatch struct {
 
 func (x *QueryMatch) Reset() {
 	*x = QueryMatch{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[17]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1515,7 +1563,7 @@ func (x *QueryMatch) String() string {
 func (*QueryMatch) ProtoMessage() {}
 
 func (x *QueryMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[17]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1528,7 +1576,7 @@ func (x *QueryMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryMatch.ProtoReflect.Descriptor instead.
 func (*QueryMatch) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{17}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *QueryMatch) GetName() string {
@@ -1564,7 +1612,7 @@ type HeaderModifier struct {
 
 func (x *HeaderModifier) Reset() {
 	*x = HeaderModifier{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[18]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1576,7 +1624,7 @@ func (x *HeaderModifier) String() string {
 func (*HeaderModifier) ProtoMessage() {}
 
 func (x *HeaderModifier) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[18]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1589,7 +1637,7 @@ func (x *HeaderModifier) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeaderModifier.ProtoReflect.Descriptor instead.
 func (*HeaderModifier) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{18}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *HeaderModifier) GetAdd() []*Header {
@@ -1623,7 +1671,7 @@ type Header struct {
 
 func (x *Header) Reset() {
 	*x = Header{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[19]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1635,7 +1683,7 @@ func (x *Header) String() string {
 func (*Header) ProtoMessage() {}
 
 func (x *Header) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[19]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1648,7 +1696,7 @@ func (x *Header) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Header.ProtoReflect.Descriptor instead.
 func (*Header) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{19}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Header) GetName() string {
@@ -1679,7 +1727,7 @@ type WeightedBackend struct {
 
 func (x *WeightedBackend) Reset() {
 	*x = WeightedBackend{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[20]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1691,7 +1739,7 @@ func (x *WeightedBackend) String() string {
 func (*WeightedBackend) ProtoMessage() {}
 
 func (x *WeightedBackend) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[20]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1704,7 +1752,7 @@ func (x *WeightedBackend) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WeightedBackend.ProtoReflect.Descriptor instead.
 func (*WeightedBackend) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{20}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *WeightedBackend) GetBackend() string {
@@ -1745,7 +1793,7 @@ type DirectResponse struct {
 
 func (x *DirectResponse) Reset() {
 	*x = DirectResponse{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[21]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1757,7 +1805,7 @@ func (x *DirectResponse) String() string {
 func (*DirectResponse) ProtoMessage() {}
 
 func (x *DirectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[21]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1770,7 +1818,7 @@ func (x *DirectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DirectResponse.ProtoReflect.Descriptor instead.
 func (*DirectResponse) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{21}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DirectResponse) GetStatus() uint32 {
@@ -1809,7 +1857,7 @@ type Backend struct {
 
 func (x *Backend) Reset() {
 	*x = Backend{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[22]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1821,7 +1869,7 @@ func (x *Backend) String() string {
 func (*Backend) ProtoMessage() {}
 
 func (x *Backend) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[22]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1834,7 +1882,7 @@ func (x *Backend) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Backend.ProtoReflect.Descriptor instead.
 func (*Backend) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{22}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Backend) GetName() string {
@@ -1904,7 +1952,7 @@ type BackendTLS struct {
 
 func (x *BackendTLS) Reset() {
 	*x = BackendTLS{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[23]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1916,7 +1964,7 @@ func (x *BackendTLS) String() string {
 func (*BackendTLS) ProtoMessage() {}
 
 func (x *BackendTLS) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[23]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1929,7 +1977,7 @@ func (x *BackendTLS) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BackendTLS.ProtoReflect.Descriptor instead.
 func (*BackendTLS) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{23}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *BackendTLS) GetSni() string {
@@ -1980,7 +2028,7 @@ type Endpoint struct {
 
 func (x *Endpoint) Reset() {
 	*x = Endpoint{}
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[24]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1992,7 +2040,7 @@ func (x *Endpoint) String() string {
 func (*Endpoint) ProtoMessage() {}
 
 func (x *Endpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[24]
+	mi := &file_gatewire_ir_v1_ir_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2005,7 +2053,7 @@ func (x *Endpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Endpoint.ProtoReflect.Descriptor instead.
 func (*Endpoint) Descriptor() ([]byte, []int) {
-	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{24}
+	return file_gatewire_ir_v1_ir_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Endpoint) GetAddress() string {
@@ -2069,24 +2117,26 @@ const file_gatewire_ir_v1_ir_proto_rawDesc = "" +
 	"\vVirtualHost\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\bhostname\x18\x02 \x01(\tR\bhostname\x12-\n" +
-	"\x06routes\x18\x03 \x03(\v2\x15.gatewire.ir.v1.RouteR\x06routes\"\xe2\x05\n" +
+	"\x06routes\x18\x03 \x03(\v2\x15.gatewire.ir.v1.RouteR\x06routes\"\xb7\x01\n" +
 	"\x05Route\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
 	"\x06source\x18\x02 \x01(\v2\x1b.gatewire.ir.v1.RouteSourceR\x06source\x120\n" +
-	"\x05match\x18\x03 \x01(\v2\x1a.gatewire.ir.v1.RouteMatchR\x05match\x12G\n" +
-	"\x0frequest_headers\x18\x04 \x01(\v2\x1e.gatewire.ir.v1.HeaderModifierR\x0erequestHeaders\x12I\n" +
-	"\x10response_headers\x18\x05 \x01(\v2\x1e.gatewire.ir.v1.HeaderModifierR\x0fresponseHeaders\x12;\n" +
-	"\bbackends\x18\x06 \x03(\v2\x1f.gatewire.ir.v1.WeightedBackendR\bbackends\x12G\n" +
-	"\x0fdirect_response\x18\a \x01(\v2\x1e.gatewire.ir.v1.DirectResponseR\x0edirectResponse\x124\n" +
-	"\bredirect\x18\b \x01(\v2\x18.gatewire.ir.v1.RedirectR\bredirect\x12;\n" +
-	"\vurl_rewrite\x18\t \x01(\v2\x1a.gatewire.ir.v1.URLRewriteR\n" +
+	"\x05match\x18\x03 \x01(\v2\x1a.gatewire.ir.v1.RouteMatchR\x05match\x123\n" +
+	"\x06action\x18\x04 \x01(\v2\x1b.gatewire.ir.v1.RouteActionR\x06action\"\xed\x04\n" +
+	"\vRouteAction\x12G\n" +
+	"\x0frequest_headers\x18\x01 \x01(\v2\x1e.gatewire.ir.v1.HeaderModifierR\x0erequestHeaders\x12I\n" +
+	"\x10response_headers\x18\x02 \x01(\v2\x1e.gatewire.ir.v1.HeaderModifierR\x0fresponseHeaders\x12;\n" +
+	"\bbackends\x18\x03 \x03(\v2\x1f.gatewire.ir.v1.WeightedBackendR\bbackends\x12G\n" +
+	"\x0fdirect_response\x18\x04 \x01(\v2\x1e.gatewire.ir.v1.DirectResponseR\x0edirectResponse\x124\n" +
+	"\bredirect\x18\x05 \x01(\v2\x18.gatewire.ir.v1.RedirectR\bredirect\x12;\n" +
+	"\vurl_rewrite\x18\x06 \x01(\v2\x1a.gatewire.ir.v1.URLRewriteR\n" +
 	"urlRewrite\x120\n" +
-	"\amirrors\x18\n" +
-	" \x03(\v2\x16.gatewire.ir.v1.MirrorR\amirrors\x12(\n" +
-	"\x04cors\x18\v \x01(\v2\x14.gatewire.ir.v1.CORSR\x04cors\x124\n" +
-	"\btimeouts\x18\f \x01(\v2\x18.gatewire.ir.v1.TimeoutsR\btimeouts\x12+\n" +
-	"\x05retry\x18\r \x01(\v2\x15.gatewire.ir.v1.RetryR\x05retry\x12\x12\n" +
-	"\x04grpc\x18\x0e \x01(\bR\x04grpc\"\xc3\x01\n" +
+	"\amirrors\x18\a \x03(\v2\x16.gatewire.ir.v1.MirrorR\amirrors\x12(\n" +
+	"\x04cors\x18\b \x01(\v2\x14.gatewire.ir.v1.CORSR\x04cors\x124\n" +
+	"\btimeouts\x18\t \x01(\v2\x18.gatewire.ir.v1.TimeoutsR\btimeouts\x12+\n" +
+	"\x05retry\x18\n" +
+	" \x01(\v2\x15.gatewire.ir.v1.RetryR\x05retry\x12\x12\n" +
+	"\x04grpc\x18\v \x01(\bR\x04grpc\"\xc3\x01\n" +
 	"\bRedirect\x12\x16\n" +
 	"\x06scheme\x18\x01 \x01(\tR\x06scheme\x12\x1a\n" +
 	"\bhostname\x18\x02 \x01(\tR\bhostname\x12\x12\n" +
@@ -2211,7 +2261,7 @@ func file_gatewire_ir_v1_ir_proto_rawDescGZIP() []byte {
 }
 
 var file_gatewire_ir_v1_ir_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_gatewire_ir_v1_ir_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_gatewire_ir_v1_ir_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_gatewire_ir_v1_ir_proto_goTypes = []any{
 	(Protocol)(0),               // 0: gatewire.ir.v1.Protocol
 	(BackendProtocol)(0),        // 1: gatewire.ir.v1.BackendProtocol
@@ -2223,69 +2273,71 @@ var file_gatewire_ir_v1_ir_proto_goTypes = []any{
 	(*L4Route)(nil),             // 7: gatewire.ir.v1.L4Route
 	(*VirtualHost)(nil),         // 8: gatewire.ir.v1.VirtualHost
 	(*Route)(nil),               // 9: gatewire.ir.v1.Route
-	(*Redirect)(nil),            // 10: gatewire.ir.v1.Redirect
-	(*URLRewrite)(nil),          // 11: gatewire.ir.v1.URLRewrite
-	(*Mirror)(nil),              // 12: gatewire.ir.v1.Mirror
-	(*CORS)(nil),                // 13: gatewire.ir.v1.CORS
-	(*Timeouts)(nil),            // 14: gatewire.ir.v1.Timeouts
-	(*Retry)(nil),               // 15: gatewire.ir.v1.Retry
-	(*RouteSource)(nil),         // 16: gatewire.ir.v1.RouteSource
-	(*RouteMatch)(nil),          // 17: gatewire.ir.v1.RouteMatch
-	(*PathMatch)(nil),           // 18: gatewire.ir.v1.PathMatch
-	(*HeaderMatch)(nil),         // 19: gatewire.ir.v1.HeaderMatch
-	(*QueryMatch)(nil),          // 20: gatewire.ir.v1.QueryMatch
-	(*HeaderModifier)(nil),      // 21: gatewire.ir.v1.HeaderModifier
-	(*Header)(nil),              // 22: gatewire.ir.v1.Header
-	(*WeightedBackend)(nil),     // 23: gatewire.ir.v1.WeightedBackend
-	(*DirectResponse)(nil),      // 24: gatewire.ir.v1.DirectResponse
-	(*Backend)(nil),             // 25: gatewire.ir.v1.Backend
-	(*BackendTLS)(nil),          // 26: gatewire.ir.v1.BackendTLS
-	(*Endpoint)(nil),            // 27: gatewire.ir.v1.Endpoint
-	(*durationpb.Duration)(nil), // 28: google.protobuf.Duration
+	(*RouteAction)(nil),         // 10: gatewire.ir.v1.RouteAction
+	(*Redirect)(nil),            // 11: gatewire.ir.v1.Redirect
+	(*URLRewrite)(nil),          // 12: gatewire.ir.v1.URLRewrite
+	(*Mirror)(nil),              // 13: gatewire.ir.v1.Mirror
+	(*CORS)(nil),                // 14: gatewire.ir.v1.CORS
+	(*Timeouts)(nil),            // 15: gatewire.ir.v1.Timeouts
+	(*Retry)(nil),               // 16: gatewire.ir.v1.Retry
+	(*RouteSource)(nil),         // 17: gatewire.ir.v1.RouteSource
+	(*RouteMatch)(nil),          // 18: gatewire.ir.v1.RouteMatch
+	(*PathMatch)(nil),           // 19: gatewire.ir.v1.PathMatch
+	(*HeaderMatch)(nil),         // 20: gatewire.ir.v1.HeaderMatch
+	(*QueryMatch)(nil),          // 21: gatewire.ir.v1.QueryMatch
+	(*HeaderModifier)(nil),      // 22: gatewire.ir.v1.HeaderModifier
+	(*Header)(nil),              // 23: gatewire.ir.v1.Header
+	(*WeightedBackend)(nil),     // 24: gatewire.ir.v1.WeightedBackend
+	(*DirectResponse)(nil),      // 25: gatewire.ir.v1.DirectResponse
+	(*Backend)(nil),             // 26: gatewire.ir.v1.Backend
+	(*BackendTLS)(nil),          // 27: gatewire.ir.v1.BackendTLS
+	(*Endpoint)(nil),            // 28: gatewire.ir.v1.Endpoint
+	(*durationpb.Duration)(nil), // 29: google.protobuf.Duration
 }
 var file_gatewire_ir_v1_ir_proto_depIdxs = []int32{
 	5,  // 0: gatewire.ir.v1.Gateway.listeners:type_name -> gatewire.ir.v1.Listener
-	25, // 1: gatewire.ir.v1.Gateway.backends:type_name -> gatewire.ir.v1.Backend
+	26, // 1: gatewire.ir.v1.Gateway.backends:type_name -> gatewire.ir.v1.Backend
 	4,  // 2: gatewire.ir.v1.Gateway.secrets:type_name -> gatewire.ir.v1.Secret
 	0,  // 3: gatewire.ir.v1.Listener.protocol:type_name -> gatewire.ir.v1.Protocol
 	8,  // 4: gatewire.ir.v1.Listener.virtual_hosts:type_name -> gatewire.ir.v1.VirtualHost
 	6,  // 5: gatewire.ir.v1.Listener.tls:type_name -> gatewire.ir.v1.TLSTermination
 	7,  // 6: gatewire.ir.v1.Listener.tls_routes:type_name -> gatewire.ir.v1.L4Route
 	7,  // 7: gatewire.ir.v1.Listener.l4_routes:type_name -> gatewire.ir.v1.L4Route
-	16, // 8: gatewire.ir.v1.L4Route.source:type_name -> gatewire.ir.v1.RouteSource
-	23, // 9: gatewire.ir.v1.L4Route.backends:type_name -> gatewire.ir.v1.WeightedBackend
+	17, // 8: gatewire.ir.v1.L4Route.source:type_name -> gatewire.ir.v1.RouteSource
+	24, // 9: gatewire.ir.v1.L4Route.backends:type_name -> gatewire.ir.v1.WeightedBackend
 	9,  // 10: gatewire.ir.v1.VirtualHost.routes:type_name -> gatewire.ir.v1.Route
-	16, // 11: gatewire.ir.v1.Route.source:type_name -> gatewire.ir.v1.RouteSource
-	17, // 12: gatewire.ir.v1.Route.match:type_name -> gatewire.ir.v1.RouteMatch
-	21, // 13: gatewire.ir.v1.Route.request_headers:type_name -> gatewire.ir.v1.HeaderModifier
-	21, // 14: gatewire.ir.v1.Route.response_headers:type_name -> gatewire.ir.v1.HeaderModifier
-	23, // 15: gatewire.ir.v1.Route.backends:type_name -> gatewire.ir.v1.WeightedBackend
-	24, // 16: gatewire.ir.v1.Route.direct_response:type_name -> gatewire.ir.v1.DirectResponse
-	10, // 17: gatewire.ir.v1.Route.redirect:type_name -> gatewire.ir.v1.Redirect
-	11, // 18: gatewire.ir.v1.Route.url_rewrite:type_name -> gatewire.ir.v1.URLRewrite
-	12, // 19: gatewire.ir.v1.Route.mirrors:type_name -> gatewire.ir.v1.Mirror
-	13, // 20: gatewire.ir.v1.Route.cors:type_name -> gatewire.ir.v1.CORS
-	14, // 21: gatewire.ir.v1.Route.timeouts:type_name -> gatewire.ir.v1.Timeouts
-	15, // 22: gatewire.ir.v1.Route.retry:type_name -> gatewire.ir.v1.Retry
-	28, // 23: gatewire.ir.v1.Timeouts.request:type_name -> google.protobuf.Duration
-	28, // 24: gatewire.ir.v1.Timeouts.backend_request:type_name -> google.protobuf.Duration
-	28, // 25: gatewire.ir.v1.Retry.backoff:type_name -> google.protobuf.Duration
-	18, // 26: gatewire.ir.v1.RouteMatch.path:type_name -> gatewire.ir.v1.PathMatch
-	19, // 27: gatewire.ir.v1.RouteMatch.headers:type_name -> gatewire.ir.v1.HeaderMatch
-	20, // 28: gatewire.ir.v1.RouteMatch.query_params:type_name -> gatewire.ir.v1.QueryMatch
-	2,  // 29: gatewire.ir.v1.PathMatch.type:type_name -> gatewire.ir.v1.PathMatch.Type
-	22, // 30: gatewire.ir.v1.HeaderModifier.add:type_name -> gatewire.ir.v1.Header
-	22, // 31: gatewire.ir.v1.HeaderModifier.set:type_name -> gatewire.ir.v1.Header
-	21, // 32: gatewire.ir.v1.WeightedBackend.request_headers:type_name -> gatewire.ir.v1.HeaderModifier
-	21, // 33: gatewire.ir.v1.WeightedBackend.response_headers:type_name -> gatewire.ir.v1.HeaderModifier
-	27, // 34: gatewire.ir.v1.Backend.endpoints:type_name -> gatewire.ir.v1.Endpoint
-	1,  // 35: gatewire.ir.v1.Backend.protocol:type_name -> gatewire.ir.v1.BackendProtocol
-	26, // 36: gatewire.ir.v1.Backend.tls:type_name -> gatewire.ir.v1.BackendTLS
-	37, // [37:37] is the sub-list for method output_type
-	37, // [37:37] is the sub-list for method input_type
-	37, // [37:37] is the sub-list for extension type_name
-	37, // [37:37] is the sub-list for extension extendee
-	0,  // [0:37] is the sub-list for field type_name
+	17, // 11: gatewire.ir.v1.Route.source:type_name -> gatewire.ir.v1.RouteSource
+	18, // 12: gatewire.ir.v1.Route.match:type_name -> gatewire.ir.v1.RouteMatch
+	10, // 13: gatewire.ir.v1.Route.action:type_name -> gatewire.ir.v1.RouteAction
+	22, // 14: gatewire.ir.v1.RouteAction.request_headers:type_name -> gatewire.ir.v1.HeaderModifier
+	22, // 15: gatewire.ir.v1.RouteAction.response_headers:type_name -> gatewire.ir.v1.HeaderModifier
+	24, // 16: gatewire.ir.v1.RouteAction.backends:type_name -> gatewire.ir.v1.WeightedBackend
+	25, // 17: gatewire.ir.v1.RouteAction.direct_response:type_name -> gatewire.ir.v1.DirectResponse
+	11, // 18: gatewire.ir.v1.RouteAction.redirect:type_name -> gatewire.ir.v1.Redirect
+	12, // 19: gatewire.ir.v1.RouteAction.url_rewrite:type_name -> gatewire.ir.v1.URLRewrite
+	13, // 20: gatewire.ir.v1.RouteAction.mirrors:type_name -> gatewire.ir.v1.Mirror
+	14, // 21: gatewire.ir.v1.RouteAction.cors:type_name -> gatewire.ir.v1.CORS
+	15, // 22: gatewire.ir.v1.RouteAction.timeouts:type_name -> gatewire.ir.v1.Timeouts
+	16, // 23: gatewire.ir.v1.RouteAction.retry:type_name -> gatewire.ir.v1.Retry
+	29, // 24: gatewire.ir.v1.Timeouts.request:type_name -> google.protobuf.Duration
+	29, // 25: gatewire.ir.v1.Timeouts.backend_request:type_name -> google.protobuf.Duration
+	29, // 26: gatewire.ir.v1.Retry.backoff:type_name -> google.protobuf.Duration
+	19, // 27: gatewire.ir.v1.RouteMatch.path:type_name -> gatewire.ir.v1.PathMatch
+	20, // 28: gatewire.ir.v1.RouteMatch.headers:type_name -> gatewire.ir.v1.HeaderMatch
+	21, // 29: gatewire.ir.v1.RouteMatch.query_params:type_name -> gatewire.ir.v1.QueryMatch
+	2,  // 30: gatewire.ir.v1.PathMatch.type:type_name -> gatewire.ir.v1.PathMatch.Type
+	23, // 31: gatewire.ir.v1.HeaderModifier.add:type_name -> gatewire.ir.v1.Header
+	23, // 32: gatewire.ir.v1.HeaderModifier.set:type_name -> gatewire.ir.v1.Header
+	22, // 33: gatewire.ir.v1.WeightedBackend.request_headers:type_name -> gatewire.ir.v1.HeaderModifier
+	22, // 34: gatewire.ir.v1.WeightedBackend.response_headers:type_name -> gatewire.ir.v1.HeaderModifier
+	28, // 35: gatewire.ir.v1.Backend.endpoints:type_name -> gatewire.ir.v1.Endpoint
+	1,  // 36: gatewire.ir.v1.Backend.protocol:type_name -> gatewire.ir.v1.BackendProtocol
+	27, // 37: gatewire.ir.v1.Backend.tls:type_name -> gatewire.ir.v1.BackendTLS
+	38, // [38:38] is the sub-list for method output_type
+	38, // [38:38] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_gatewire_ir_v1_ir_proto_init() }
@@ -2299,7 +2351,7 @@ func file_gatewire_ir_v1_ir_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_gatewire_ir_v1_ir_proto_rawDesc), len(file_gatewire_ir_v1_ir_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   25,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
