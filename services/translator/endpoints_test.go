@@ -17,9 +17,10 @@ import (
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
-// Following an EndpointSlice change by updating the last translation gives
-// exactly what a new translation gives, on every golden case.
-func TestUpdateEndpointsEqualsTranslate(t *testing.T) {
+// Following an EndpointSlice change incrementally (the translator reuses
+// what did not change) gives exactly what a new translation gives, on
+// every golden case.
+func TestEndpointChangesEqualTranslate(t *testing.T) {
 	cases, err := filepath.Glob("testdata/*/*.in.yaml")
 	if err != nil || len(cases) == 0 {
 		t.Fatalf("no golden cases in testdata: %v", err)
@@ -33,28 +34,28 @@ func TestUpdateEndpointsEqualsTranslate(t *testing.T) {
 				t.Fatalf("%s: %v", in, err)
 			}
 		}
-		lasts := map[types.NamespacedName]*Output{}
-		for _, gw := range idx.Gateways() {
-			if out := Translate(idx, gw); out != nil {
-				lasts[gw] = out
-			}
+		x := newTranslator(idx)
+		gateways := idx.Gateways()
+		for _, gw := range gateways {
+			x.translate(gw)
 		}
+		slices := 0
 		for round := range 3 {
 			for _, r := range rs {
 				if r.GetKind() == resources.KindEndpointSlice {
 					applySlice(t, idx, r, round)
+					slices++
 				}
 			}
-			for gw, last := range lasts {
-				got, ok := updateEndpoints(idx, last)
-				if !ok {
-					if last.XDS != nil {
-						t.Errorf("%s %s round %d: no update of the endpoints", in, gw, round)
-					}
+			for _, gw := range gateways {
+				got := x.translate(gw)
+				if got == nil {
 					continue
 				}
-				updated++
-				checkSameOutput(t, fmt.Sprintf("%s %s round %d", in, gw, round), got, Translate(idx, gw))
+				if slices > 0 {
+					updated++
+				}
+				checkSameOutput(t, fmt.Sprintf("%s %s round %d", in, gw, round), inline(t, got), Translate(idx, gw))
 			}
 		}
 	}
@@ -63,11 +64,31 @@ func TestUpdateEndpointsEqualsTranslate(t *testing.T) {
 	}
 }
 
+// inline is out with its xDS resources inline, as Translate gives them.
+func inline(t testing.TB, out *Output) *Output {
+	t.Helper()
+	if out == nil || out.Build == nil {
+		return out
+	}
+	snap, err := out.Build.Set.Assemble(out.Build.Commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := *out
+	o.XDS = snap
+	return &o
+}
+
 func checkSameOutput(t *testing.T, what string, got, want *Output) {
 	t.Helper()
 	switch {
+	case got == nil && want == nil:
 	case want == nil:
-		t.Errorf("%s: updated a gateway that has no translation", what)
+		t.Errorf("%s: translated a gateway that has no translation", what)
+	case got == nil:
+		t.Errorf("%s: no translation, a new translation has one", what)
+	case (got.XDSError == nil) != (want.XDSError == nil):
+		t.Errorf("%s: xDS error %v, a new translation has %v", what, got.XDSError, want.XDSError)
 	case !proto.Equal(got.IR, want.IR):
 		t.Errorf("%s: IR differs from a new translation", what)
 	case !proto.Equal(got.XDS, want.XDS):
@@ -131,7 +152,7 @@ func applySlice(t testing.TB, idx *resources.Index, r *busv1.Resource, round int
 }
 
 // endpointChange is a gateway of n routes and one of its EndpointSlices,
-// for measuring the two ways of following a change of it.
+// for measuring the ways of following a change of it.
 func endpointChange(tb testing.TB, routes int) (*resources.Index, types.NamespacedName, *busv1.Resource) {
 	tb.Helper()
 	idx := benchIndex(tb, routes)
@@ -142,11 +163,13 @@ func endpointChange(tb testing.TB, routes int) (*resources.Index, types.Namespac
 	return idx, types.NamespacedName{Namespace: "bench", Name: "eg"}, rs[1]
 }
 
-// Updating the endpoints allocates a fraction of what a new translation
-// does (allocations, unlike time, do not depend on the machine).
-func TestUpdateEndpointsIsCheaper(t *testing.T) {
+// Following an endpoint change incrementally allocates a fraction of what
+// a new translation does (allocations, unlike time, do not depend on the
+// machine).
+func TestEndpointChangeIsCheaper(t *testing.T) {
 	idx, gw, slice := endpointChange(t, 50)
-	last := Translate(idx, gw)
+	x := newTranslator(idx)
+	x.translate(gw)
 	round := 0
 	next := func() {
 		round++
@@ -158,8 +181,8 @@ func TestUpdateEndpointsIsCheaper(t *testing.T) {
 	})
 	incremental := testing.AllocsPerRun(20, func() {
 		next()
-		if _, ok := updateEndpoints(idx, last); !ok {
-			t.Fatal("no update of the endpoints")
+		if out := x.translate(gw); out == nil || out.RoutesBuilt != 1 {
+			t.Fatalf("the endpoint change translated %v routes again, want 1", out)
 		}
 	})
 	if incremental*4 > full {
@@ -170,21 +193,22 @@ func TestUpdateEndpointsIsCheaper(t *testing.T) {
 
 // BenchmarkEndpointChange compares the two ways of following the change of
 // one EndpointSlice of a gateway of 50 routes: a new translation, and an
-// update of the endpoints of the last one.
+// incremental one.
 func BenchmarkEndpointChange(b *testing.B) {
-	for _, how := range []string{"translate", "update"} {
+	for _, how := range []string{"translate", "incremental"} {
 		b.Run(how, func(b *testing.B) {
 			idx, gw, slice := endpointChange(b, 50)
-			last := Translate(idx, gw)
+			x := newTranslator(idx)
+			x.translate(gw)
 			round := 0
 			b.ReportAllocs()
 			for b.Loop() {
 				round++
 				applySlice(b, idx, slice, round%2)
 				if how == "translate" {
-					last = Translate(idx, gw)
-				} else if _, ok := updateEndpoints(idx, last); !ok {
-					b.Fatal("no update of the endpoints")
+					Translate(idx, gw)
+				} else if out := x.translate(gw); out == nil || out.Build == nil {
+					b.Fatal("no translation")
 				}
 			}
 		})

@@ -18,7 +18,7 @@ import (
 // An EndpointSlice change on one backend of a weighted UDPRoute updates the
 // load assignment of the listener's combined cluster, which holds the
 // endpoints of all its backends, exactly as a new translation does.
-func TestUpdateEndpointsOfWeightedUDPRoute(t *testing.T) {
+func TestEndpointChangeOfWeightedUDPRoute(t *testing.T) {
 	rs := decodeFile(t, "testdata/udproute/weighted.in.yaml")
 	idx := resources.NewIndex()
 	var slice *busv1.Resource
@@ -31,8 +31,8 @@ func TestUpdateEndpointsOfWeightedUDPRoute(t *testing.T) {
 		}
 	}
 	gw := types.NamespacedName{Namespace: "default", Name: "eg"}
-	last := Translate(idx, gw)
-	before := loadAssignment(t, last.XDS, "udp-53/weighted")
+	x := newTranslator(idx)
+	before := loadAssignment(t, inline(t, x.translate(gw)).XDS, "udp-53/weighted")
 
 	var s discoveryv1.EndpointSlice
 	if err := json.Unmarshal(slice.GetObject(), &s); err != nil {
@@ -48,10 +48,7 @@ func TestUpdateEndpointsOfWeightedUDPRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	got, ok := updateEndpoints(idx, last)
-	if !ok {
-		t.Fatal("no update of the endpoints")
-	}
+	got := inline(t, x.translate(gw))
 	want := Translate(idx, gw)
 	checkSameOutput(t, "after dns-b's EndpointSlice changed", got, want)
 	after := loadAssignment(t, got.XDS, "udp-53/weighted")

@@ -69,6 +69,8 @@ func (s *Service) reassign(ctx context.Context, st *session) {
 		case was && !now:
 			delete(st.last, gw)
 			delete(st.gateways, gw)
+			delete(st.built, gw)
+			st.tr.forget(gw)
 			lost++
 		}
 	}

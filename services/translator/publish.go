@@ -36,6 +36,7 @@ func (s *Service) translateGateway(ctx context.Context, st *session, gw types.Na
 	span.SetAttributes(attribute.String("gatewire.work", how))
 	if out == nil {
 		delete(st.last, gw)
+		delete(st.irPending, gw)
 		return s.removeGateway(ctx, st, gw)
 	}
 	st.last[gw] = out
@@ -43,43 +44,40 @@ func (s *Service) translateGateway(ctx context.Context, st *session, gw types.Na
 		s.log.Warn("gateway configuration is not valid, keeping its previous xds snapshot", "gateway", gw, "err", out.XDSError)
 		span.SetAttributes(attribute.String("gatewire.xds_error", out.XDSError.Error()))
 	}
-	if err := s.writeGateway(ctx, st, out); err != nil {
+	if err := s.writeGateway(ctx, st, out, w == workRewrite); err != nil {
 		return err
 	}
-	attrs := []any{"gateway", gw, "revision", st.revision, "work", how, "duration", time.Since(start)}
-	if out.XDS != nil {
-		attrs = append(attrs, "version", out.XDS.GetVersion())
-		span.SetAttributes(attribute.String("gatewire.xds_version", out.XDS.GetVersion()))
+	attrs := []any{"gateway", gw, "revision", st.revision, "work", how, "routes_translated", out.RoutesBuilt, "duration", time.Since(start)}
+	if out.Build != nil {
+		attrs = append(attrs, "version", out.Build.Commit.GetVersion(), "xds_changed", len(out.Build.Changed), "xds_removed", len(out.Build.Removed))
+		span.SetAttributes(attribute.String("gatewire.xds_version", out.Build.Commit.GetVersion()))
 	}
 	s.log.Debug("gateway translated", attrs...)
 	return nil
 }
 
 // retranslate returns the gateway's translation now, reusing the last one
-// when w allows, and says how it got it.
+// when w allows, and says how it got it. A translation reuses what did
+// not change since the last one (see translator).
 func (s *Service) retranslate(st *session, gw types.NamespacedName, w work) (*Output, string) {
-	last := st.last[gw]
-	switch {
-	case last != nil && w == workRewrite:
+	if last := st.last[gw]; last != nil && w == workRewrite {
 		return last, "rewrite"
-	case last != nil && w == workEndpoints:
-		if out, ok := updateEndpoints(st.idx, last); ok {
-			return out, "endpoints"
-		}
 	}
-	return Translate(st.idx, gw), "full"
+	return st.tr.translate(gw), "translate"
 }
 
-func (s *Service) writeGateway(ctx context.Context, st *session, out *Output) error {
+// writeGateway writes a gateway's outputs: its xDS first, then its statuses
+// and proxy at once; its IR a little later (see writeIRs). With all, every
+// key of its xDS is checked against the ledger, not only those that
+// changed since the last translation (a foreign write to repair).
+func (s *Service) writeGateway(ctx context.Context, st *session, out *Output, all bool) error {
 	key := bus.GatewayKey(out.Gateway.Namespace, out.Gateway.Name)
-	if err := s.put(ctx, st, bus.IR, key, out.IR); err != nil {
-		return err
-	}
-	if out.XDS != nil {
-		if err := s.writeXDS(ctx, st, out.Gateway, out.XDS); err != nil {
+	if out.Build != nil {
+		if err := s.writeXDS(ctx, st, out.Gateway, out.Build, all); err != nil {
 			return err
 		}
 	}
+	st.irPending[out.Gateway] = out.IR
 	if err := s.put(ctx, st, bus.Infra, key, out.Proxy); err != nil {
 		return err
 	}
@@ -96,6 +94,8 @@ func (s *Service) writeGateway(ctx context.Context, st *session, out *Output) er
 
 // removeGateway deletes every output of a gateway that has none any more.
 func (s *Service) removeGateway(ctx context.Context, st *session, gw types.NamespacedName) error {
+	st.tr.forget(gw)
+	delete(st.built, gw)
 	if err := s.removeXDS(ctx, st, gw); err != nil {
 		return err
 	}
@@ -142,7 +142,14 @@ func (s *Service) translateClass(ctx context.Context, st *session, name string) 
 // put writes msg under key unless the bucket is known to hold the same
 // value. A write refused because the stored value is newer is not an error.
 func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string, msg proto.Message) error {
-	fp := fingerprintOf(msg)
+	// A value the session wrote before (a reused route status) need not
+	// be hashed again.
+	sent, ok := st.sent[sentKey{b, key}]
+	fp := sent.fp
+	if !ok || sent.msg != msg {
+		fp = fingerprintOf(msg)
+	}
+	st.sent[sentKey{b, key}] = sentValue{msg: msg, fp: fp}
 	if st.ledger.unchanged(b, key, fp) {
 		return nil
 	}
@@ -188,5 +195,36 @@ func (s *Service) delete(ctx context.Context, st *session, b bus.Bucket, key str
 		return err
 	}
 	st.ledger.deleted(b, key)
+	delete(st.sent, sentKey{b, key})
+	return nil
+}
+
+// sentKey names a key of a bucket; sentValue is the value the session last
+// wrote there (or found there), with its fingerprint.
+type sentKey struct {
+	bucket bus.Bucket
+	key    string
+}
+
+type sentValue struct {
+	msg proto.Message
+	fp  fingerprint
+}
+
+// irDelay is how long after a translation its IR is written. The IR is
+// for people and tools (gatewire status, tests), and the largest output:
+// the xds, status and infra outputs are written at once, and the IRs of
+// the gateways translated within irDelay follow together, irDelay after
+// the first.
+const irDelay = 250 * time.Millisecond
+
+// writeIRs writes the IRs translated and not written yet.
+func (s *Service) writeIRs(ctx context.Context, st *session) error {
+	for gw, ir := range st.irPending {
+		if err := s.put(ctx, st, bus.IR, bus.GatewayKey(gw.Namespace, gw.Name), ir); err != nil {
+			return err
+		}
+		delete(st.irPending, gw)
+	}
 	return nil
 }

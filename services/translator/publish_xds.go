@@ -8,30 +8,39 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/xdsbucket"
-	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	"github.com/gatewire/gatewire/services/translator/xdsgen"
 )
 
-// writeXDS writes a gateway's snapshot to the xds bucket in its layout
+// writeXDS writes a gateway's resources to the xds bucket in its layout
 // (package xdsbucket): in one batch, the resources whose keys do not hold
 // them yet and the purge of the keys of resources it no longer has; then
 // the commit, with a compare-and-set on the source revision. A key holds
-// a resource when the ledger knows its digest, so a route edit writes one
-// virtual host and the commit, and a foreign write to a key is repaired.
-func (s *Service) writeXDS(ctx context.Context, st *session, gw types.NamespacedName, snap *busv1.XdsSnapshot) error {
-	set, err := xdsbucket.Split(snap)
-	if err != nil {
-		return err
-	}
+// a resource when the ledger knows its digest. Only what changed since the
+// last build is looked at, so a route edit writes one virtual host and the
+// commit; with all (the gateway's first build of the session, or a
+// foreign write to repair), every key is.
+func (s *Service) writeXDS(ctx context.Context, st *session, gw types.NamespacedName, build *xdsgen.Build, all bool) error {
 	gwKey := bus.GatewayKey(gw.Namespace, gw.Name)
-	keep := make(map[string]struct{}, set.Len())
+	changed, removed := build.Changed, build.Removed
+	if all || !st.built[gw] {
+		changed, removed = build.Set.Suffixes(), nil
+		keep := make(map[string]struct{}, len(changed))
+		for _, suffix := range changed {
+			keep[gwKey+"."+suffix] = struct{}{}
+		}
+		for key := range st.ledger.xdsKeys[gw] {
+			if _, ok := keep[key]; !ok {
+				removed = append(removed, key[len(gwKey)+1:])
+			}
+		}
+	}
 	written := map[string]fingerprint{}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 	defer cancel()
 	batch := s.bus.Batch(bus.XDS)
-	for _, suffix := range set.Suffixes() {
+	for _, suffix := range changed {
 		key := gwKey + "." + suffix
-		keep[key] = struct{}{}
-		r := set.Get(suffix)
+		r := build.Set.Get(suffix)
 		fp := resourceFingerprint(suffix, r.GetVersion())
 		if st.ledger.unchanged(bus.XDS, key, fp) {
 			continue
@@ -41,11 +50,13 @@ func (s *Service) writeXDS(ctx context.Context, st *session, gw types.Namespaced
 			bus.WithHeader(headerDigest, fp.String()), bus.WithHeader(headerWriter, s.id))
 	}
 	var purged []string
-	for key := range st.ledger.xdsKeys[gw] {
-		if _, ok := keep[key]; !ok {
-			purged = append(purged, key)
-			batch.Purge(ctx, key, bus.MarkerTTL, bus.WithSourceRevision(st.revision), bus.WithHeader(headerWriter, s.id))
+	for _, suffix := range removed {
+		key := gwKey + "." + suffix
+		if !st.ledger.has(bus.XDS, key) {
+			continue
 		}
+		purged = append(purged, key)
+		batch.Purge(ctx, key, bus.MarkerTTL, bus.WithSourceRevision(st.revision), bus.WithHeader(headerWriter, s.id))
 	}
 	if err := batch.Wait(ctx); err != nil {
 		return err
@@ -56,7 +67,8 @@ func (s *Service) writeXDS(ctx context.Context, st *session, gw types.Namespaced
 	for _, key := range purged {
 		st.ledger.deleted(bus.XDS, key)
 	}
-	return s.put(ctx, st, bus.XDS, gwKey, set.Commit(snap.GetNodeCluster(), 0))
+	st.built[gw] = true
+	return s.put(ctx, st, bus.XDS, gwKey, build.Commit)
 }
 
 // removeXDS deletes a gateway's commit, so that the xds service stops

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/pkg/bus"
@@ -22,10 +23,8 @@ const (
 	// workRewrite: the translation is as before, but the bus may not hold
 	// it (another replica wrote the keys).
 	workRewrite work = iota
-	// workEndpoints: only EndpointSlices changed; the endpoints of the last
-	// translation are brought up to date (see updateEndpoints).
-	workEndpoints
-	// workFull: translate again.
+	// workFull: translate again (reusing what did not change, see
+	// translator).
 	workFull
 )
 
@@ -49,8 +48,17 @@ type session struct {
 	// gateways and classes waiting to be translated.
 	gateways map[types.NamespacedName]*pending
 	classes  map[string]context.Context
-	// last is the latest translation of each owned gateway that has one.
-	last map[types.NamespacedName]*Output
+	// tr translates the gateways, reusing what did not change since their
+	// last translation; last is the latest translation of each owned
+	// gateway that has one, and built the gateways whose xDS has been
+	// written in this session.
+	tr    *translator
+	last  map[types.NamespacedName]*Output
+	built map[types.NamespacedName]bool
+	// irPending are the IRs translated and not written yet (see writeIRs).
+	irPending map[types.NamespacedName]*irv1.Gateway
+	// sent is what the session last wrote to each output key.
+	sent map[sentKey]sentValue
 	// outputs are the entries of the output buckets (see watchOutputs).
 	outputs <-chan *bus.Entry
 	// gate holds translation while a provider syncs.
@@ -94,15 +102,20 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 		return false, err
 	}
 	defer w.Stop()
+	idx := resources.NewIndex()
 	st := &session{
-		idx:      resources.NewIndex(),
-		ledger:   led,
-		view:     view,
-		gateways: map[types.NamespacedName]*pending{},
-		classes:  map[string]context.Context{},
-		last:     map[types.NamespacedName]*Output{},
-		outputs:  outputs,
-		gate:     newSyncGate(),
+		idx:       idx,
+		tr:        newTranslator(idx),
+		built:     map[types.NamespacedName]bool{},
+		irPending: map[types.NamespacedName]*irv1.Gateway{},
+		sent:      map[sentKey]sentValue{},
+		ledger:    led,
+		view:      view,
+		gateways:  map[types.NamespacedName]*pending{},
+		classes:   map[string]context.Context{},
+		last:      map[types.NamespacedName]*Output{},
+		outputs:   outputs,
+		gate:      newSyncGate(),
 	}
 	err = s.follow(ctx, st, w)
 	return st.synced, err
@@ -138,9 +151,12 @@ func (s *Service) awaitView(ctx context.Context) (shard.View, error) {
 // waiting in the watch (with no debounce), or once they have settled for
 // the debounce time; never while a provider syncs (see syncGate).
 func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error {
-	var debounce, reopen <-chan time.Time
+	var debounce, reopen, irs <-chan time.Time
 	var reopenAt time.Time // when reopen fires
 	for {
+		if irs == nil && len(st.irPending) > 0 {
+			irs = time.After(irDelay)
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -163,6 +179,11 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error
 			debounce = nil
 		case <-reopen:
 			reopen = nil
+		case <-irs:
+			irs = nil
+			if err := s.writeIRs(ctx, st); err != nil {
+				return err
+			}
 		}
 		if !st.synced || !st.dirty() || debounce != nil {
 			continue
@@ -222,13 +243,9 @@ func (s *Service) apply(ctx context.Context, st *session, e *bus.Entry) {
 	if !st.synced {
 		return
 	}
-	w := workFull
-	if kind == resources.KindEndpointSlice {
-		w = workEndpoints
-	}
 	changeCtx := e.Context(ctx)
 	for _, gw := range change.Gateways {
-		st.mark(changeCtx, gw, w)
+		st.mark(changeCtx, gw, workFull)
 	}
 	for _, c := range change.GatewayClasses {
 		st.classes[c] = changeCtx

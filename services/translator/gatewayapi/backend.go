@@ -58,12 +58,12 @@ func routeFrom(kind, ns string) Reference {
 // another namespace that no ReferenceGrant allows (RefNotPermitted), no such
 // Service or port (BackendNotFound). Results are kept for the translation;
 // a backend that any GRPCRoute uses speaks HTTP/2 for every route.
-func (t *translation) resolveBackendFrom(from Reference, ref gatewayv1.BackendObjectReference) (*irv1.Backend, *problem) {
+func (t *routeBuilder) resolveBackendFrom(from Reference, ref gatewayv1.BackendObjectReference) (*irv1.Backend, *problem) {
 	return t.resolveBackendAs(from, ref, backendUses[from.Kind])
 }
 
 // resolveBackendAs is resolveBackendFrom for a given use of the backend.
-func (t *translation) resolveBackendAs(from Reference, ref gatewayv1.BackendObjectReference, use backendUse) (*irv1.Backend, *problem) {
+func (t *routeBuilder) resolveBackendAs(from Reference, ref gatewayv1.BackendObjectReference, use backendUse) (*irv1.Backend, *problem) {
 	svc := types.NamespacedName{Namespace: resources.NamespaceOr(ref.Namespace, from.Namespace), Name: string(ref.Name)}
 	if !resources.IsServiceRef(ref.Group, ref.Kind) {
 		return nil, &problem{string(gatewayv1.RouteReasonInvalidKind),
@@ -89,7 +89,7 @@ func (t *translation) resolveBackendAs(from Reference, ref gatewayv1.BackendObje
 	return r.backend, r.problem
 }
 
-func (t *translation) lookupBackend(svc types.NamespacedName, port uint32, name string, use backendUse) (*irv1.Backend, *problem) {
+func (t *routeBuilder) lookupBackend(svc types.NamespacedName, port uint32, name string, use backendUse) (*irv1.Backend, *problem) {
 	s := t.idx.Service(svc)
 	if s == nil {
 		return nil, &problem{string(gatewayv1.RouteReasonBackendNotFound), fmt.Sprintf("Service %s not found", svc)}

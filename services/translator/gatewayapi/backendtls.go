@@ -7,6 +7,7 @@ import (
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
+	"google.golang.org/protobuf/proto"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -52,7 +53,10 @@ func processBackendTLSPolicies(t *translation) {
 			continue // TCP, UDP and TLS passthrough backends get the bytes as they come
 		}
 		if st := t.policyFor(b, states); st != nil {
+			// Route units own their backends: the gateway's is a copy.
+			b = proto.CloneOf(b)
 			b.Tls = st.tls
+			t.backends[name] = b
 		}
 		if svc := (types.NamespacedName{Namespace: b.Namespace, Name: b.Service}); !seen[svc] {
 			seen[svc] = true

@@ -44,7 +44,7 @@ func (t *translation) evaluatePolicy(p *gatewayv1.BackendTLSPolicy) *policyState
 		return invalid("validation needs caCertificateRefs or wellKnownCACertificates")
 	}
 	for i, ref := range v.CACertificateRefs {
-		pemData, p := t.caCertificates(p.Namespace, ref)
+		pemData, p := caCertificates(t.idx, p.Namespace, ref)
 		if p != nil {
 			if st.unresolved == nil {
 				st.unresolved = &problem{p.reason, fmt.Sprintf("validation.caCertificateRefs[%d]: %s", i, p.message)}
@@ -78,7 +78,7 @@ func (t *translation) evaluatePolicy(p *gatewayv1.BackendTLSPolicy) *policyState
 // caCertificates returns the PEM CA certificates a caCertificateRef of a
 // policy in namespace ns names: the ca.crt key of a ConfigMap of that
 // namespace, every PEM block of which must be a certificate.
-func (t *translation) caCertificates(ns string, ref gatewayv1.LocalObjectReference) ([]byte, *problem) {
+func caCertificates(r resources.Reader, ns string, ref gatewayv1.LocalObjectReference) ([]byte, *problem) {
 	nn := types.NamespacedName{Namespace: ns, Name: string(ref.Name)}
 	bad := func(format string, args ...any) ([]byte, *problem) {
 		return nil, &problem{string(gatewayv1.BackendTLSPolicyReasonInvalidCACertificateRef), fmt.Sprintf(format, args...)}
@@ -87,7 +87,7 @@ func (t *translation) caCertificates(ns string, ref gatewayv1.LocalObjectReferen
 		return nil, &problem{string(gatewayv1.BackendTLSPolicyReasonInvalidKind),
 			fmt.Sprintf("%s %s: only ConfigMaps hold CA certificates", groupKind(&ref.Group, &ref.Kind), nn)}
 	}
-	cm := t.idx.ConfigMap(nn)
+	cm := r.ConfigMap(nn)
 	if cm == nil {
 		return bad("ConfigMap %s not found", nn)
 	}

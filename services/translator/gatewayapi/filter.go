@@ -53,7 +53,7 @@ var repeatable = map[gatewayv1.HTTPRouteFilterType]bool{
 // spec forbids (RequestRedirect with URLRewrite) make the rule invalid; so
 // does RequestRedirect with RequestMirror, which Envoy cannot do (a redirect
 // is answered without forwarding anything to mirror).
-func (t *translation) httpFilters(ns string, filters []gatewayv1.HTTPRouteFilter) *ruleFilters {
+func (t *routeBuilder) httpFilters(ns string, filters []gatewayv1.HTTPRouteFilter) *ruleFilters {
 	out := &ruleFilters{}
 	seen := map[gatewayv1.HTTPRouteFilterType]bool{}
 	for i := range filters {
@@ -76,7 +76,7 @@ func (t *translation) httpFilters(ns string, filters []gatewayv1.HTTPRouteFilter
 
 // httpFilter translates filter i of a rule into out. The name of the
 // filter's field is formatted only for a problem.
-func (t *translation) httpFilter(ns string, f *gatewayv1.HTTPRouteFilter, i int, out *ruleFilters) {
+func (t *routeBuilder) httpFilter(ns string, f *gatewayv1.HTTPRouteFilter, i int, out *ruleFilters) {
 	var p *problem
 	switch f.Type {
 	case gatewayv1.HTTPRouteFilterRequestHeaderModifier:

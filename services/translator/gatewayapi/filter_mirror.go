@@ -13,7 +13,7 @@ import (
 // requires; one that mirrors no request (0 percent) is left out too. The
 // share mirrored is a percentage: percent as given, or 100 × numerator /
 // denominator of fraction, or 100.
-func (t *translation) mirror(from Reference, f *gatewayv1.HTTPRequestMirrorFilter, field string, out *ruleFilters) *problem {
+func (t *routeBuilder) mirror(from Reference, f *gatewayv1.HTTPRequestMirrorFilter, field string, out *ruleFilters) *problem {
 	if f == nil {
 		return unsupported("%s: missing", field)
 	}

@@ -133,7 +133,7 @@ func (t *translation) gatewayStatus() *busv1.Status {
 		st.Listeners = append(st.Listeners, &busv1.ListenerStatus{
 			Name:           string(l.spec.Name),
 			SupportedKinds: l.kinds,
-			AttachedRoutes: l.attached,
+			AttachedRoutes: t.attached[l],
 			Conditions:     l.conditions().stamp(gen),
 		})
 	}

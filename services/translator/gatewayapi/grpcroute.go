@@ -1,8 +1,6 @@
 package gatewayapi
 
 import (
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
-
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
@@ -13,11 +11,8 @@ import (
 // precedence.
 func processGRPCRoutes(t *translation) {
 	for _, route := range t.idx.GRPCRoutesFor(t.name) {
-		t.attachGRPCRoute(route)
+		t.place(t.unit(resources.KindGRPCRoute, &route.ObjectMeta, func(b *routeBuilder) *routeUnit {
+			return b.attachRoute(resources.KindGRPCRoute, &route.ObjectMeta, route.Spec.ParentRefs, route.Spec.Hostnames, b.buildGRPCRules(route))
+		}))
 	}
-}
-
-func (t *translation) attachGRPCRoute(route *gatewayv1.GRPCRoute) {
-	rules := t.buildGRPCRules(route)
-	t.attachRoute(resources.KindGRPCRoute, &route.ObjectMeta, route.Spec.ParentRefs, route.Spec.Hostnames, rules)
 }

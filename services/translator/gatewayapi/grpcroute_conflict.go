@@ -78,10 +78,10 @@ func (t *translation) kindCandidates(out []kindCandidate, kind string, meta *met
 	}
 	rgk := busv1.RouteGroupKind{Group: gatewayv1.GroupName, Kind: kind}
 	for _, ref := range refs {
-		if !t.names(meta.Namespace, ref) {
+		if !t.l4.names(meta.Namespace, ref) {
 			continue
 		}
-		attached, _ := t.selectListeners(ref, &rgk, meta.Namespace, hostnames)
+		attached, _ := t.l4.selectListeners(ref, &rgk, meta.Namespace, hostnames)
 		for _, a := range attached {
 			out = append(out, kindCandidate{
 				routeOnListener: routeOnListener{kind: kind, namespace: meta.Namespace, name: meta.Name, listener: a.listener},
@@ -116,7 +116,7 @@ func intersecting(accepted []kindCandidate, c kindCandidate) *kindCandidate {
 // kind namespace/name lost its hostnames to a route of the other kind (see
 // processRouteKindConflicts). When none is left, it returns the problem
 // that keeps the route from being accepted.
-func (t *translation) withoutKindConflicts(kind string, meta *metav1.ObjectMeta, attached []attachment) ([]attachment, *problem) {
+func (t *routeBuilder) withoutKindConflicts(kind string, meta *metav1.ObjectMeta, attached []attachment) ([]attachment, *problem) {
 	if len(t.kindRejected) == 0 || len(attached) == 0 {
 		return attached, nil
 	}

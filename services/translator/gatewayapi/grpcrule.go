@@ -12,7 +12,7 @@ import (
 
 // buildGRPCRules translates every rule of a GRPCRoute. IR routes are named
 // like those of HTTPRoutes, under "<namespace>/<route>/grpc/".
-func (t *translation) buildGRPCRules(route *gatewayv1.GRPCRoute) *httpRules {
+func (t *routeBuilder) buildGRPCRules(route *gatewayv1.GRPCRoute) *httpRules {
 	out := &httpRules{}
 	names := newRouteNames(route.Namespace, route.Name+"/grpc")
 	for i := range route.Spec.Rules {
@@ -22,7 +22,7 @@ func (t *translation) buildGRPCRules(route *gatewayv1.GRPCRoute) *httpRules {
 }
 
 // buildGRPCRule translates one rule: an IR route per match.
-func (t *translation) buildGRPCRule(route *gatewayv1.GRPCRoute, i int, names *routeNames, out *httpRules) {
+func (t *routeBuilder) buildGRPCRule(route *gatewayv1.GRPCRoute, i int, names *routeNames, out *httpRules) {
 	rule := &route.Spec.Rules[i]
 	action, used, bad := t.grpcRuleAction(route.Namespace, rule, i, out)
 	matches, p := translateMatches(rule.Matches, grpcMatch)
@@ -33,7 +33,7 @@ func (t *translation) buildGRPCRule(route *gatewayv1.GRPCRoute, i int, names *ro
 // grpcRuleAction returns what the routes of a rule do, the backends they
 // send traffic to, or the problem that makes the rule invalid. References
 // that cannot be resolved are recorded in out.
-func (t *translation) grpcRuleAction(ns string, rule *gatewayv1.GRPCRouteRule, i int, out *httpRules) (*irv1.RouteAction, []*irv1.Backend, *problem) {
+func (t *routeBuilder) grpcRuleAction(ns string, rule *gatewayv1.GRPCRouteRule, i int, out *httpRules) (*irv1.RouteAction, []*irv1.Backend, *problem) {
 	f := t.grpcFilters(ns, rule.Filters)
 	b := t.grpcBackends(ns, rule.BackendRefs)
 	if u := cmpProblem(f.unresolved, b.unresolved); u != nil && out.unresolved == nil {

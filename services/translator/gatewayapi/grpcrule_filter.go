@@ -10,7 +10,7 @@ import (
 // RequestHeaderModifier, ResponseHeaderModifier (once each) and
 // RequestMirror. An ExtensionRef cannot be resolved (gatewire knows no
 // extension kinds): ResolvedRefs is False and the rule answers 500.
-func (t *translation) grpcFilters(ns string, filters []gatewayv1.GRPCRouteFilter) *ruleFilters {
+func (t *routeBuilder) grpcFilters(ns string, filters []gatewayv1.GRPCRouteFilter) *ruleFilters {
 	out := &ruleFilters{}
 	seen := map[gatewayv1.GRPCRouteFilterType]bool{}
 	for i := range filters {
@@ -46,7 +46,7 @@ func (t *translation) grpcFilters(ns string, filters []gatewayv1.GRPCRouteFilter
 // ns as backendRefs does those of an HTTPRoute rule: a GRPCBackendRef holds
 // the same reference and weight, and a backendRef's filters may only be
 // header modifiers, which both kinds share.
-func (t *translation) grpcBackends(ns string, refs []gatewayv1.GRPCBackendRef) *ruleBackends {
+func (t *routeBuilder) grpcBackends(ns string, refs []gatewayv1.GRPCBackendRef) *ruleBackends {
 	as := make([]gatewayv1.HTTPBackendRef, len(refs))
 	for i, ref := range refs {
 		as[i].BackendRef = ref.BackendRef

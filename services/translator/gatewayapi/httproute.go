@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -15,7 +16,9 @@ import (
 // gateway and records the status of each.
 func processHTTPRoutes(t *translation) {
 	for _, route := range t.idx.HTTPRoutesFor(t.name) {
-		t.attachHTTPRoute(route)
+		t.place(t.unit(resources.KindHTTPRoute, &route.ObjectMeta, func(b *routeBuilder) *routeUnit {
+			return b.attachRoute(resources.KindHTTPRoute, &route.ObjectMeta, route.Spec.ParentRefs, route.Spec.Hostnames, b.buildHTTPRules(route))
+		}))
 	}
 }
 
@@ -26,23 +29,17 @@ type attachment struct {
 	hostnames []string
 }
 
-func (t *translation) attachHTTPRoute(route *gatewayv1.HTTPRoute) {
-	rules := t.buildHTTPRules(route)
-	t.attachRoute(resources.KindHTTPRoute, &route.ObjectMeta, route.Spec.ParentRefs, route.Spec.Hostnames, rules)
-}
-
 // attachRoute attaches an HTTPRoute or a GRPCRoute of kind, whose rules
 // are translated, to the listeners each of its parentRefs to the gateway
-// selects, and records its status: one entry per parentRef.
-func (t *translation) attachRoute(kind string, route *metav1.ObjectMeta, parents []gatewayv1.ParentReference, hosts []gatewayv1.Hostname, rules *httpRules) {
+// selects, and returns it with its status: one entry per parentRef.
+func (t *routeBuilder) attachRoute(kind string, route *metav1.ObjectMeta, parents []gatewayv1.ParentReference, hosts []gatewayv1.Hostname, rules *httpRules) *routeUnit {
 	hostnames, badHostname := routeHostnames(hosts)
 	groupKind := busv1.RouteGroupKind{Group: gatewayv1.GroupName, Kind: kind}
-	status := &busv1.Status{
+	u := &routeUnit{kind: kind, meta: route, rules: rules, status: &busv1.Status{
 		Object:             objectRef(gatewayv1.GroupName, kind, route.Namespace, route.Name),
 		Gateway:            t.gatewayRef(),
 		ObservedGeneration: route.Generation,
-	}
-	counted := map[*listener]bool{}
+	}}
 	seen := map[string]bool{}
 	for _, ref := range parents {
 		key := parentKey(parentRef(ref))
@@ -60,16 +57,16 @@ func (t *translation) attachRoute(kind string, route *metav1.ObjectMeta, parents
 			cs.set(string(gatewayv1.RouteConditionAccepted), false, p.reason, p.message)
 		} else {
 			cs.set(string(gatewayv1.RouteConditionAccepted), true, string(gatewayv1.RouteReasonAccepted), "Route is accepted")
-			t.place(attached, rules, route, counted)
+			u.attached = append(u.attached, attached...)
 		}
 		rules.setConditions(&cs, p == nil)
-		status.Parents = append(status.Parents, &busv1.RouteParentStatus{
+		u.status.Parents = append(u.status.Parents, &busv1.RouteParentStatus{
 			ParentRef:      parentRef(ref),
 			ControllerName: ControllerName,
 			Conditions:     cs.stamp(route.Generation),
 		})
 	}
-	t.routeStatuses = append(t.routeStatuses, status)
+	return u
 }
 
 // routeHostnames returns the hostnames of a route, or the problem with
@@ -91,14 +88,14 @@ var routeHostname = regexp.MustCompile(`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.
 
 // names reports whether ref, from a route in namespace ns, names the
 // translated gateway or one of its ListenerSets.
-func (t *translation) names(ns string, ref gatewayv1.ParentReference) bool {
+func (t *routeBuilder) names(ns string, ref gatewayv1.ParentReference) bool {
 	return t.isParent(ns, ref)
 }
 
 // selectListeners returns the listeners ref selects that admit a route of
 // kind from namespace ns with hostnames, or the problem that keeps the route
 // from attaching.
-func (t *translation) selectListeners(ref gatewayv1.ParentReference, kind *busv1.RouteGroupKind, ns string, hostnames []string) ([]attachment, *problem) {
+func (t *routeBuilder) selectListeners(ref gatewayv1.ParentReference, kind *busv1.RouteGroupKind, ns string, hostnames []string) ([]attachment, *problem) {
 	var named, admitting []*listener
 	candidates, p := t.parentListeners(ns, ref)
 	if p != nil {
@@ -117,7 +114,7 @@ func (t *translation) selectListeners(ref gatewayv1.ParentReference, kind *busv1
 		switch {
 		case !l.ready():
 			notReady = append(notReady, string(l.spec.Name))
-		case admitsKind(l, kind) && l.admits(ns):
+		case admitsKind(l, kind) && l.admits(t.idx, ns):
 			admitting = append(admitting, l)
 		}
 	}
@@ -165,20 +162,29 @@ func admitsKind(l *listener, kind *busv1.RouteGroupKind) bool {
 	return false
 }
 
-// place adds a route's IR routes to the virtual hosts of its attachments and
-// its backends to the gateway, and counts it once on each listener.
-func (t *translation) place(attached []attachment, rules *httpRules, route *metav1.ObjectMeta, counted map[*listener]bool) {
-	for _, b := range rules.backends {
-		t.backends[b.Name] = b
+// place adds a route's IR routes to the virtual hosts of its attachments
+// and its backends to the gateway, counts it once on each listener, and
+// records its status. A backend several routes use is one backend: it
+// speaks HTTP/2 when one of them, a GRPCRoute, needs it.
+func (t *translation) place(u *routeUnit) {
+	t.routeStatuses = append(t.routeStatuses, u.status)
+	if len(u.attached) == 0 {
+		return
 	}
-	for _, a := range attached {
+	for _, b := range u.rules.backends {
+		if old := t.backends[b.Name]; old == nil || b.Protocol == irv1.BackendProtocol_BACKEND_PROTOCOL_HTTP2 && old.Protocol != b.Protocol {
+			t.backends[b.Name] = b
+		}
+	}
+	counted := map[*listener]bool{}
+	for _, a := range u.attached {
 		if !counted[a.listener] {
 			counted[a.listener] = true
-			a.listener.attached++
+			t.attached[a.listener]++
 		}
 		p := t.ports[uint32(a.listener.spec.Port)]
 		for _, h := range a.hostnames {
-			p.add(a.listener, h, rules.routes, route.CreationTimestamp.Time)
+			p.add(a.listener, h, u.rules.routes, u.meta.CreationTimestamp.Time)
 		}
 	}
 }

@@ -46,7 +46,7 @@ func (r *httpRules) notAccepted() *problem {
 }
 
 // buildHTTPRules translates every rule of route.
-func (t *translation) buildHTTPRules(route *gatewayv1.HTTPRoute) *httpRules {
+func (t *routeBuilder) buildHTTPRules(route *gatewayv1.HTTPRoute) *httpRules {
 	out := &httpRules{}
 	names := newRouteNames(route.Namespace, route.Name)
 	for i := range route.Spec.Rules {
@@ -63,7 +63,7 @@ var answer500 = &irv1.RouteAction{DirectResponse: &irv1.DirectResponse{Status: 5
 // grpcAnswer500 is answer500 for the routes of a GRPCRoute.
 var grpcAnswer500 = &irv1.RouteAction{DirectResponse: &irv1.DirectResponse{Status: 500}, Grpc: true}
 
-func (t *translation) buildHTTPRule(route *gatewayv1.HTTPRoute, i int, names *routeNames, out *httpRules) {
+func (t *routeBuilder) buildHTTPRule(route *gatewayv1.HTTPRoute, i int, names *routeNames, out *httpRules) {
 	rule := &route.Spec.Rules[i]
 	action, used, bad := t.ruleAction(route.Namespace, rule, i, out)
 	matches, p := translateMatches(rule.Matches, httpMatch)
@@ -112,7 +112,7 @@ func (out *httpRules) add(src *irv1.RouteSource, name *gatewayv1.SectionName, na
 // ruleAction returns what the routes of a rule do, the backends they send
 // traffic to, or the problem that makes the rule invalid. References that
 // cannot be resolved are recorded in out.
-func (t *translation) ruleAction(ns string, rule *gatewayv1.HTTPRouteRule, i int, out *httpRules) (*irv1.RouteAction, []*irv1.Backend, *problem) {
+func (t *routeBuilder) ruleAction(ns string, rule *gatewayv1.HTTPRouteRule, i int, out *httpRules) (*irv1.RouteAction, []*irv1.Backend, *problem) {
 	f := t.httpFilters(ns, rule.Filters)
 	b := t.backendRefs(routeFrom(resources.KindHTTPRoute, ns), rule.BackendRefs)
 	b.invalid = cmpProblem(b.invalid, b.weightsFit())

@@ -31,7 +31,7 @@ type ruleBackends struct {
 // kind and namespace). References to the same backend with no filters of
 // their own are merged, adding up their weights; a reference with weight 0
 // gets no traffic.
-func (t *translation) backendRefs(from Reference, refs []gatewayv1.HTTPBackendRef) *ruleBackends {
+func (t *routeBuilder) backendRefs(from Reference, refs []gatewayv1.HTTPBackendRef) *ruleBackends {
 	out := &ruleBackends{}
 	for i := range refs {
 		ref := &refs[i]

@@ -69,7 +69,7 @@ func processUDPRoutes(t *translation) {
 // records its status. Every route that attaches is Accepted and counted;
 // on a TCP or UDP listener only the oldest is served (see the IR).
 func (t *translation) attachL4(r *l4Route, placed l4Placement) {
-	shares := t.l4Backends(r, backendUses[r.kind])
+	shares := t.l4.l4Backends(r, backendUses[r.kind])
 	kind := busv1.RouteGroupKind{Group: gatewayv1.GroupName, Kind: r.kind}
 	status := &busv1.Status{
 		Object:             objectRef(gatewayv1.GroupName, r.kind, r.meta.Namespace, r.meta.Name),
@@ -80,11 +80,11 @@ func (t *translation) attachL4(r *l4Route, placed l4Placement) {
 	seen := map[string]bool{}
 	for _, ref := range r.parents {
 		key := parentKey(parentRef(ref))
-		if !t.names(r.meta.Namespace, ref) || seen[key] {
+		if !t.l4.names(r.meta.Namespace, ref) || seen[key] {
 			continue // another gateway's, or a repeated parentRef: one status entry each
 		}
 		seen[key] = true
-		attached, p := t.selectListeners(ref, &kind, r.meta.Namespace, r.hostnames)
+		attached, p := t.l4.selectListeners(ref, &kind, r.meta.Namespace, r.hostnames)
 		p = cmpProblem(p, r.badHostname)
 		var cs conditions
 		if p != nil {
@@ -121,7 +121,7 @@ func (t *translation) placeL4(r *l4Route, attached []attachment, shares *l4Share
 	for _, a := range attached {
 		if !counted[a.listener] {
 			counted[a.listener] = true
-			a.listener.attached++
+			t.attached[a.listener]++
 		}
 		p := t.portOf(a.listener)
 		hostnames := t.isolate(p, a.listener, a.hostnames)
@@ -130,7 +130,7 @@ func (t *translation) placeL4(r *l4Route, attached []attachment, shares *l4Share
 		}
 		use := shares
 		if a.listener.terminates {
-			use = t.l4Backends(r, terminatedTLS)
+			use = t.l4.l4Backends(r, terminatedTLS)
 		}
 		k := key{p, strings.Join(a.listener.certificates, ",")}
 		ir := byKey[k]
@@ -180,7 +180,7 @@ type l4Shares struct {
 
 // l4Backends translates the backendRefs of an L4 route into weighted
 // shares, merging references to the same backend.
-func (t *translation) l4Backends(r *l4Route, use backendUse) *l4Shares {
+func (t *routeBuilder) l4Backends(r *l4Route, use backendUse) *l4Shares {
 	out := &l4Shares{}
 	from := routeFrom(r.kind, r.meta.Namespace)
 	for i, refs := range r.rules {

@@ -41,7 +41,9 @@ type listener struct {
 	proto    protocol
 	hostname string // "" when the listener names none (or its protocol has none)
 	kinds    []*busv1.RouteGroupKind
-	admits   func(namespace string) bool
+	// admits reports whether the listener admits routes from a namespace,
+	// whose labels it may read through r.
+	admits func(r resources.Reader, namespace string) bool
 	// terminates is set for listeners that terminate TLS: HTTPS, and TLS in
 	// mode Terminate. certificates are the SDS names of their valid
 	// certificates.
@@ -55,8 +57,6 @@ type listener struct {
 	unresolved  *problem // why ResolvedRefs is False
 	conflict    *problem // why Conflicted is True
 
-	// attached counts the routes attached to the listener.
-	attached int32
 }
 
 // ready reports whether routes may attach to the listener: it is accepted
@@ -67,17 +67,6 @@ func (l *listener) ready() bool { return l.notAccepted == nil && l.conflict == n
 // ready and, when it terminates TLS, has a valid certificate.
 func (l *listener) programmed() bool {
 	return l.ready() && (!l.terminates || len(l.certificates) > 0)
-}
-
-// processListeners validates the Gateway's listeners and opens an IR
-// Listener for every port (and transport) that has a ready one.
-func processListeners(t *translation) {
-	t.gatewayTLS()
-	for i := range t.gateway.Spec.Listeners {
-		t.listeners = append(t.listeners, t.newListener(&t.gateway.Spec.Listeners[i], nil))
-	}
-	markConflicts(t.listeners)
-	t.openPorts(t.listeners)
 }
 
 // openPorts opens the IR Listener of the port (and transport) of every
@@ -96,8 +85,8 @@ func (t *translation) openPorts(ls []*listener) {
 	}
 }
 
-func (t *translation) newListener(spec *gatewayv1.Listener, set *listenerSet) *listener {
-	l := &listener{spec: spec, set: set, admits: func(string) bool { return false }}
+func (t *gatewayCtx) newListener(spec *gatewayv1.Listener, set *listenerSet) *listener {
+	l := &listener{spec: spec, set: set, admits: func(resources.Reader, string) bool { return false }}
 	proto, ok := protocols[spec.Protocol]
 	if !ok {
 		l.notAccepted = &problem{string(gatewayv1.ListenerReasonUnsupportedProtocol),
@@ -163,7 +152,7 @@ func contains[T comparable](s []T, v T) bool {
 
 // admission returns which namespaces a listener declared in namespace own
 // admits routes from.
-func (t *translation) admission(allowed *gatewayv1.AllowedRoutes, own string) (func(string) bool, *problem) {
+func (t *gatewayCtx) admission(allowed *gatewayv1.AllowedRoutes, own string) (func(resources.Reader, string) bool, *problem) {
 	from := gatewayv1.NamespacesFromSame
 	var selector *metav1.LabelSelector
 	if allowed != nil && allowed.Namespaces != nil {
@@ -174,16 +163,16 @@ func (t *translation) admission(allowed *gatewayv1.AllowedRoutes, own string) (f
 	}
 	switch from {
 	case gatewayv1.NamespacesFromSame:
-		return func(ns string) bool { return ns == own }, nil
+		return func(_ resources.Reader, ns string) bool { return ns == own }, nil
 	case gatewayv1.NamespacesFromAll:
-		return func(string) bool { return true }, nil
+		return func(resources.Reader, string) bool { return true }, nil
 	case gatewayv1.NamespacesFromSelector:
 		sel, err := metav1.LabelSelectorAsSelector(selector)
 		if selector == nil || err != nil {
 			return nil, &problem{string(gatewayv1.ListenerReasonUnsupportedValue),
 				fmt.Sprintf("allowedRoutes.namespaces.selector is not a valid label selector: %v", err)}
 		}
-		return func(ns string) bool { return sel.Matches(t.namespaceLabels(ns)) }, nil
+		return func(r resources.Reader, ns string) bool { return sel.Matches(namespaceLabels(r, ns)) }, nil
 	}
 	return nil, &problem{string(gatewayv1.ListenerReasonUnsupportedValue),
 		fmt.Sprintf("allowedRoutes.namespaces.from %q is not supported", from)}
@@ -191,8 +180,8 @@ func (t *translation) admission(allowed *gatewayv1.AllowedRoutes, own string) (f
 
 // namespaceLabels returns the labels of namespace ns. A namespace the index
 // does not hold still has the name label Kubernetes gives every namespace.
-func (t *translation) namespaceLabels(ns string) labels.Set {
-	if n := t.idx.Namespace(ns); n != nil {
+func namespaceLabels(r resources.Reader, ns string) labels.Set {
+	if n := r.Namespace(ns); n != nil {
 		return n.Labels
 	}
 	return labels.Set{"kubernetes.io/metadata.name": ns}

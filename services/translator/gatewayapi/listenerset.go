@@ -26,7 +26,7 @@ func (s *listenerSet) name() types.NamespacedName {
 	return types.NamespacedName{Namespace: s.obj.Namespace, Name: s.obj.Name}
 }
 
-// processListenerSets merges the listeners of the ListenerSets the Gateway
+// buildListenerSets merges the listeners of the ListenerSets the Gateway
 // allows into the gateway, after its own: a ListenerSet's listeners are
 // validated like the Gateway's, in the namespace of the ListenerSet, and
 // open ports on the gateway's proxy. Listeners are taken in the order the
@@ -38,7 +38,7 @@ func (s *listenerSet) name() types.NamespacedName {
 // ListenerSets merge only while the Gateway is Accepted (it has a valid
 // listener of its own, or none at all); otherwise they are
 // ParentNotAccepted.
-func processListenerSets(t *translation) {
+func (t *gatewayCtx) buildListenerSets() {
 	sets := t.idx.ListenerSetsFor(t.name)
 	if len(sets) == 0 {
 		return
@@ -67,13 +67,12 @@ func processListenerSets(t *translation) {
 		}
 	}
 	t.markSetConflicts()
-	t.openPorts(t.setListeners())
 }
 
 // admitsListenerSet returns why the Gateway's allowedListeners keep a
 // ListenerSet of namespace ns out (NotAllowed), or nil. By default a
 // Gateway allows none.
-func (t *translation) admitsListenerSet(ns string) *problem {
+func (t *gatewayCtx) admitsListenerSet(ns string) *problem {
 	from, byDefault := gatewayv1.NamespacesFromNone, ", the default"
 	var selector *metav1.LabelSelector
 	if al := t.gateway.Spec.AllowedListeners; al != nil && al.Namespaces != nil {
@@ -98,7 +97,7 @@ func (t *translation) admitsListenerSet(ns string) *problem {
 		switch {
 		case selector == nil || err != nil:
 			return notAllowed("Gateway %s: allowedListeners.namespaces.selector is not a valid label selector: %v", t.name, err)
-		case sel.Matches(t.namespaceLabels(ns)):
+		case sel.Matches(namespaceLabels(t.idx, ns)):
 			return nil
 		}
 		return notAllowed("Gateway %s does not select namespace %q for ListenerSets", t.name, ns)
@@ -111,7 +110,7 @@ func (t *translation) admitsListenerSet(ns string) *problem {
 
 // setListeners returns the listeners of the merged ListenerSets, in
 // precedence order.
-func (t *translation) setListeners() []*listener {
+func (t *gatewayCtx) setListeners() []*listener {
 	var out []*listener
 	for _, s := range t.listenerSets {
 		out = append(out, s.listeners...)
@@ -121,7 +120,7 @@ func (t *translation) setListeners() []*listener {
 
 // allListeners returns the Gateway's listeners, then those of its
 // ListenerSets, in precedence order.
-func (t *translation) allListeners() []*listener {
+func (t *gatewayCtx) allListeners() []*listener {
 	if len(t.listenerSets) == 0 {
 		return t.listeners
 	}
@@ -131,7 +130,7 @@ func (t *translation) allListeners() []*listener {
 // markSetConflicts flags each ListenerSet listener that conflicts with an
 // accepted listener before it: any of the Gateway's own, or a ListenerSet
 // listener that is not conflicted itself.
-func (t *translation) markSetConflicts() {
+func (t *gatewayCtx) markSetConflicts() {
 	var before []*listener
 	for _, l := range t.listeners {
 		if l.notAccepted == nil {
@@ -189,7 +188,7 @@ func conflictWith(l, e *listener) gatewayv1.ListenerConditionReason {
 // declaredBy returns the object that declares listener l, the referring
 // end of its certificate references: the Gateway or a ListenerSet. A
 // ReferenceGrant for the one does not allow the references of the other.
-func (t *translation) declaredBy(l *listener) Reference {
+func (t *gatewayCtx) declaredBy(l *listener) Reference {
 	if l.set != nil {
 		return Reference{Group: gatewayv1.GroupName, Kind: resources.KindListenerSet, Namespace: l.set.obj.Namespace}
 	}
@@ -217,7 +216,7 @@ func (l *listener) qualifiedName() string {
 
 // isParent reports whether ref, from a route in namespace ns, names the
 // translated gateway or one of the ListenerSets whose parentRef names it.
-func (t *translation) isParent(ns string, ref gatewayv1.ParentReference) bool {
+func (t *gatewayCtx) isParent(ns string, ref gatewayv1.ParentReference) bool {
 	nn := types.NamespacedName{Namespace: resources.NamespaceOr(ref.Namespace, ns), Name: string(ref.Name)}
 	switch {
 	case resources.IsGatewayRef(ref):
@@ -244,7 +243,7 @@ func parentName(ns string, ref gatewayv1.ParentReference) string {
 // Gateway's own for a parentRef to the Gateway, a ListenerSet's for a
 // parentRef to it. A ListenerSet that is not accepted offers none, and the
 // problem (NoMatchingParent) says why.
-func (t *translation) parentListeners(ns string, ref gatewayv1.ParentReference) ([]*listener, *problem) {
+func (t *gatewayCtx) parentListeners(ns string, ref gatewayv1.ParentReference) ([]*listener, *problem) {
 	if !resources.IsListenerSetRef(ref) {
 		return t.listeners, nil
 	}

@@ -60,7 +60,7 @@ func (t *translation) listenerSetStatus(s *listenerSet) *busv1.Status {
 		st.Listeners = append(st.Listeners, &busv1.ListenerStatus{
 			Name:           string(l.spec.Name),
 			SupportedKinds: l.kinds,
-			AttachedRoutes: l.attached,
+			AttachedRoutes: t.attached[l],
 			Conditions:     cs.stamp(gen),
 		})
 	}

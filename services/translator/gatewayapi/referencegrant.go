@@ -2,6 +2,8 @@ package gatewayapi
 
 import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
 // Reference is one end of a reference between Kubernetes objects: the
@@ -50,11 +52,17 @@ func grantsTo(g *gatewayv1.ReferenceGrant, to Reference) bool {
 	return false
 }
 
-// allowed reports whether the reference from → to is allowed by the
-// ReferenceGrants of to's namespace.
-func (t *translation) allowed(from, to Reference) bool {
+// allowedBy reports whether the reference from → to is allowed by the
+// ReferenceGrants of to's namespace, read through r.
+func allowedBy(r resources.Reader, from, to Reference) bool {
 	if from.Namespace == to.Namespace {
 		return true
 	}
-	return Allowed(t.idx.ReferenceGrantsIn(to.Namespace), from, to)
+	return Allowed(r.ReferenceGrantsIn(to.Namespace), from, to)
 }
+
+// allowed is allowedBy through the context's reader.
+func (t *gatewayCtx) allowed(from, to Reference) bool { return allowedBy(t.idx, from, to) }
+
+// allowed is allowedBy through the route's reader.
+func (t *routeBuilder) allowed(from, to Reference) bool { return allowedBy(t.idx, from, to) }

@@ -19,7 +19,7 @@ import (
 // the listener from being accepted; problems with certificates are recorded
 // in l.unresolved instead (the listener is accepted but not programmed when
 // none of its certificates is valid).
-func (t *translation) listenerTLS(l *listener) *problem {
+func (t *gatewayCtx) listenerTLS(l *listener) *problem {
 	cfg := l.spec.TLS
 	passthrough := cfg != nil && cfg.Mode != nil && *cfg.Mode == gatewayv1.TLSModePassthrough
 	switch l.spec.Protocol {
@@ -68,7 +68,7 @@ func (t *translation) listenerTLS(l *listener) *problem {
 // certificates resolves the certificateRefs of an HTTPS listener: the SDS
 // names of the valid ones, each kept in t.secrets, and the problem of the
 // first invalid one.
-func (t *translation) certificates(from Reference, refs []gatewayv1.SecretObjectReference) ([]string, *problem) {
+func (t *gatewayCtx) certificates(from Reference, refs []gatewayv1.SecretObjectReference) ([]string, *problem) {
 	var names []string
 	var first *problem
 	for i, ref := range refs {
@@ -90,13 +90,13 @@ func (t *translation) certificates(from Reference, refs []gatewayv1.SecretObject
 // Only kubernetes.io/tls Secrets whose tls.crt and tls.key hold a matching
 // PEM certificate chain and key are valid. Messages name the Secret and
 // what is wrong, never what it holds.
-func (t *translation) certificate(ref gatewayv1.SecretObjectReference) (string, *problem) {
+func (t *gatewayCtx) certificate(ref gatewayv1.SecretObjectReference) (string, *problem) {
 	return t.certificateFrom(Reference{Group: gatewayv1.GroupName, Kind: resources.KindGateway, Namespace: t.name.Namespace}, ref)
 }
 
 // certificateFrom resolves a certificateRef of the object from (the
 // Gateway or a ListenerSet), whose namespace is the reference's default.
-func (t *translation) certificateFrom(from Reference, ref gatewayv1.SecretObjectReference) (string, *problem) {
+func (t *gatewayCtx) certificateFrom(from Reference, ref gatewayv1.SecretObjectReference) (string, *problem) {
 	nn := types.NamespacedName{Namespace: resources.NamespaceOr(ref.Namespace, from.Namespace), Name: string(ref.Name)}
 	invalid := func(format string, args ...any) (string, *problem) {
 		return "", &problem{string(gatewayv1.ListenerReasonInvalidCertificateRef), fmt.Sprintf(format, args...)}
@@ -131,7 +131,7 @@ func (t *translation) certificateFrom(from Reference, ref gatewayv1.SecretObject
 // routes of the IR's listeners use, and the client certificate of its
 // backends, sorted by name. Certificates of listeners that are not
 // programmed are left out.
-func (t *translation) servedSecrets(ir *irv1.Gateway) []*irv1.Secret {
+func (t *gatewayCtx) servedSecrets(ir *irv1.Gateway) []*irv1.Secret {
 	var names []string
 	add := func(secrets ...string) {
 		for _, name := range secrets {

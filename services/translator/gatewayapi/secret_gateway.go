@@ -26,7 +26,7 @@ type frontendValidation struct {
 // TLS (a certificate reference like a listener's; a problem makes the
 // Gateway's ResolvedRefs False), and the client certificate validation of
 // its HTTPS listeners, by port (see frontendFor).
-func (t *translation) gatewayTLS() {
+func (t *gatewayCtx) gatewayTLS() {
 	tls := t.gateway.Spec.TLS
 	if tls == nil {
 		return
@@ -61,7 +61,7 @@ func insecureFrontend(gw *gatewayv1.Gateway) bool {
 // frontendFor returns the client certificate validation of the HTTPS
 // listeners of port: its spec.tls.frontend.perPort entry, else the
 // default; nil when there is none.
-func (t *translation) frontendFor(port gatewayv1.PortNumber) *frontendValidation {
+func (t *gatewayCtx) frontendFor(port gatewayv1.PortNumber) *frontendValidation {
 	tls := t.gateway.Spec.TLS
 	if tls == nil || tls.Frontend == nil {
 		return nil
@@ -86,7 +86,7 @@ func (t *translation) frontendFor(port gatewayv1.PortNumber) *frontendValidation
 // resolveFrontend resolves the CA certificate references of a client
 // certificate validation: ConfigMaps with the PEM in ca.crt, in another
 // namespace only when a ReferenceGrant there allows it.
-func (t *translation) resolveFrontend(v *gatewayv1.FrontendTLSValidation, field string) *frontendValidation {
+func (t *gatewayCtx) resolveFrontend(v *gatewayv1.FrontendTLSValidation, field string) *frontendValidation {
 	fv := &frontendValidation{optional: v.Mode == gatewayv1.AllowInsecureFallback}
 	from := Reference{Group: gatewayv1.GroupName, Kind: resources.KindGateway, Namespace: t.name.Namespace}
 	for i, ref := range v.CACertificateRefs {
@@ -102,7 +102,7 @@ func (t *translation) resolveFrontend(v *gatewayv1.FrontendTLSValidation, field 
 				fmt.Sprintf("%s: ConfigMap %s: no ReferenceGrant in namespace %q allows it", at, nn, nn.Namespace)}
 		default:
 			var pemData []byte
-			if pemData, p = t.caCertificates(nn.Namespace, gatewayv1.LocalObjectReference{Kind: ref.Kind, Name: ref.Name}); p == nil {
+			if pemData, p = caCertificates(t.idx, nn.Namespace, gatewayv1.LocalObjectReference{Kind: ref.Kind, Name: ref.Name}); p == nil {
 				fv.ca = append(fv.ca, pemData...)
 			} else {
 				p = &problem{string(gatewayv1.ListenerReasonInvalidCACertificateRef), at + ": " + p.message}

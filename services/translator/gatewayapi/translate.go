@@ -7,7 +7,6 @@ import (
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 	"k8s.io/apimachinery/pkg/types"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
@@ -24,20 +23,23 @@ type Result struct {
 	Statuses []*busv1.Status
 	// Proxy is what to run for the gateway.
 	Proxy *busv1.Proxy
+	// RoutesBuilt is how many route units a [Translator] built for this
+	// result (the others it reused); Translate builds them all and leaves
+	// it 0.
+	RoutesBuilt int
 }
 
-// processor computes one part of a translation from the inputs and from what
-// the processors before it recorded.
+// processor computes one part of a translation from the gateway's
+// context, the routes, and what the processors before it recorded.
 type processor func(t *translation)
 
-// processors run in this order on every translation. A new kind of route or
-// a gateway-wide feature is one more entry.
+// processors run in this order on every translation, after the context
+// (the listeners, see buildContext) is built or reused. A new kind of route
+// or a gateway-wide feature is one more entry.
 var processors = []processor{
-	processListeners,          // Gateway listeners → ports, certificates, listener conditions
-	processListenerSets,       // the listeners of the ListenerSets the Gateway allows, after its own
 	processRouteKindConflicts, // HTTPRoutes and GRPCRoutes that share hostnames on a listener → the losers
-	processHTTPRoutes,         // HTTPRoutes → virtual hosts, backends, route statuses
-	processGRPCRoutes,         // GRPCRoutes → virtual hosts (HTTP/2 backends), route statuses
+	processHTTPRoutes,         // HTTPRoutes → route units → virtual hosts, backends, route statuses
+	processGRPCRoutes,         // GRPCRoutes → route units (HTTP/2 backends) → the same
 	processTLSRoutes,          // TLSRoutes → TLS passthrough by SNI, route statuses
 	processTCPRoutes,          // TCPRoutes → TCP proxies, route statuses
 	processUDPRoutes,          // UDPRoutes → UDP proxies, route statuses
@@ -46,31 +48,25 @@ var processors = []processor{
 	processListenerSetStatus,  // ListenerSet conditions, their listeners' statuses
 }
 
-// translation is the state of one call to Translate; it is never shared.
+// translation is one translation of a gateway: its context, the route
+// units, and the IR listeners, backends and statuses they assemble into.
+// It is never shared.
 type translation struct {
-	idx     *resources.Index
-	name    types.NamespacedName
-	gateway *gatewayv1.Gateway
+	*gatewayCtx
+	idx  resources.Reader
+	memo *gatewayMemo // what earlier translations built; nil for none
+	// l4 resolves the backends of TLS, TCP and UDP routes and selects
+	// their listeners.
+	l4 *routeBuilder
 
-	listeners []*listener              // one per Gateway listener, in spec order
-	ports     map[uint32]*port         // the IR listeners being built, by port (TCP)
-	udpPorts  map[uint32]*port         // the IR listeners of UDP listeners, by port
-	backends  map[string]*irv1.Backend // the backends routes send traffic to
-	resolved  map[string]resolved      // backendRefs resolved so far, by backend name
-	secrets   map[string]*irv1.Secret  // the certificates listeners serve, by name
-	// listenerSets are the ListenerSets that name the gateway, in
-	// precedence order (processListenerSets).
-	listenerSets []*listenerSet
+	ports    map[uint32]*port         // the IR listeners being built, by port (TCP)
+	udpPorts map[uint32]*port         // the IR listeners of UDP listeners, by port
+	backends map[string]*irv1.Backend // the backends routes send traffic to
+	// attached counts the routes attached to each listener.
+	attached map[*listener]int32
 	// kindRejected are the HTTPRoutes and GRPCRoutes a listener rejects for
 	// a hostname a route of the other kind has (processRouteKindConflicts).
 	kindRejected map[routeOnListener]*problem
-	// clientCertificate is the certificate the proxy presents to backends
-	// over TLS; gatewayUnresolved says why the Gateway's own references do
-	// not resolve; frontends are the client certificate validations by
-	// field (see gatewayTLS).
-	clientCertificate string
-	gatewayUnresolved *problem
-	frontends         map[string]*frontendValidation
 
 	gatewayConditions conditions
 	routeStatuses     []*busv1.Status
@@ -78,24 +74,34 @@ type translation struct {
 
 // Translate translates the Gateway gateway. It returns nil when the gateway
 // does not exist or its class is not managed by gatewire: then it has no
-// outputs.
+// outputs. It builds everything anew; a [Translator] reuses what did not
+// change, with the same result.
 func Translate(idx *resources.Index, gateway types.NamespacedName) *Result {
+	return translate(idx, gateway, nil)
+}
+
+func translate(idx *resources.Index, gateway types.NamespacedName, memo *gatewayMemo) *Result {
 	gw := idx.Gateway(gateway)
 	if gw == nil || !ours(idx.GatewayClass(string(gw.Spec.GatewayClassName))) {
 		return nil
 	}
-	t := &translation{
-		idx:      idx,
-		name:     gateway,
-		gateway:  gw,
-		ports:    map[uint32]*port{},
-		udpPorts: map[uint32]*port{},
-		backends: map[string]*irv1.Backend{},
-		resolved: map[string]resolved{},
-		secrets:  map[string]*irv1.Secret{},
-
-		frontends: map[string]*frontendValidation{},
+	var ctx *gatewayCtx
+	if memo != nil {
+		ctx = memo.context(gateway, gw)
+	} else {
+		ctx = buildContext(idx, gateway, gw)
 	}
+	t := &translation{
+		gatewayCtx: ctx,
+		idx:        idx,
+		memo:       memo,
+		ports:      map[uint32]*port{},
+		udpPorts:   map[uint32]*port{},
+		backends:   map[string]*irv1.Backend{},
+		attached:   map[*listener]int32{},
+	}
+	t.l4 = &routeBuilder{gatewayCtx: ctx, idx: idx, resolved: map[string]resolved{}}
+	t.openPorts(t.allListeners())
 	for _, p := range processors {
 		p(t)
 	}
@@ -105,8 +111,20 @@ func Translate(idx *resources.Index, gateway types.NamespacedName) *Result {
 // result assembles the outputs of a finished translation.
 func (t *translation) result() *Result {
 	ir := &irv1.Gateway{Namespace: t.name.Namespace, Name: t.name.Name}
+	var hosts map[string]map[string]builtHost
+	if t.memo != nil {
+		hosts = map[string]map[string]builtHost{}
+	}
 	for _, p := range t.servedPorts() {
-		ir.Listeners = append(ir.Listeners, p.build())
+		var prev, next map[string]builtHost
+		if t.memo != nil {
+			next = map[string]builtHost{}
+			prev, hosts[p.ir.Name] = t.memo.hosts[p.ir.Name], next
+		}
+		ir.Listeners = append(ir.Listeners, p.build(prev, next))
+	}
+	if t.memo != nil {
+		t.memo.hosts = hosts
 	}
 	slices.SortFunc(ir.Listeners, compareListeners)
 	for _, b := range t.backends {
@@ -122,9 +140,4 @@ func (t *translation) result() *Result {
 	})
 	statuses := append([]*busv1.Status{t.gatewayStatus()}, t.routeStatuses...)
 	return &Result{IR: ir, Statuses: statuses, Proxy: proxyFor(t.gateway, ir)}
-}
-
-// gatewayRef names the translated Gateway in statuses.
-func (t *translation) gatewayRef() *busv1.ObjectRef {
-	return objectRef(gatewayv1.GroupName, resources.KindGateway, t.name.Namespace, t.name.Name)
 }

@@ -42,7 +42,12 @@ func (p *port) add(l *listener, hostname string, routes []*irv1.Route, created t
 // virtual host holds only routes of that listener: first those for the
 // exact hostname, then those of wildcards that cover it, most specific
 // first, each group in match precedence order.
-func (p *port) build() *irv1.Listener {
+//
+// A virtual host whose listener and routes are those of one in prev (the
+// last build of the port, nil for none) is that one: unchanged virtual
+// hosts keep their identity, so that what is made of them is not made
+// again. next receives the virtual hosts built, by hostname.
+func (p *port) build(prev, next map[string]builtHost) *irv1.Listener {
 	for _, byHost := range p.routes {
 		for _, entries := range byHost {
 			slices.SortFunc(entries, comparePrecedence)
@@ -65,9 +70,23 @@ func (p *port) build() *irv1.Listener {
 				}
 			}
 		}
-		p.ir.VirtualHosts = append(p.ir.VirtualHosts, &irv1.VirtualHost{Name: d, Hostname: d, Routes: routes})
+		vh := prev[d].vh
+		if prev[d].listener != l || !slices.Equal(vh.GetRoutes(), routes) {
+			vh = &irv1.VirtualHost{Name: d, Hostname: d, Routes: routes}
+		}
+		if next != nil {
+			next[d] = builtHost{listener: l, vh: vh}
+		}
+		p.ir.VirtualHosts = append(p.ir.VirtualHosts, vh)
 	}
 	return p.ir
+}
+
+// builtHost is a virtual host a port built, and the listener it holds the
+// routes of.
+type builtHost struct {
+	listener *listener
+	vh       *irv1.VirtualHost
 }
 
 // domains returns every hostname of the port's listeners and routes, sorted,

@@ -71,11 +71,19 @@ type Index struct {
 	// crossRefs: (from, to) namespaces → gateways and routes that reference
 	// an object in another namespace, which needs a ReferenceGrant.
 	crossRefs refIndex[namespacePair]
+
+	// clock counts the index's changes; objects holds the revision of each
+	// object (see revisions and View).
+	clock   *uint64
+	objects revisions[ObjectKey]
 }
 
 // NewIndex returns an empty Index.
 func NewIndex() *Index {
+	clock := new(uint64)
 	return &Index{
+		clock:               clock,
+		objects:             newRevisions[ObjectKey](clock),
 		classes:             map[string]*gatewayv1.GatewayClass{},
 		gateways:            map[types.NamespacedName]*gatewayv1.Gateway{},
 		httpRoutes:          map[types.NamespacedName]*gatewayv1.HTTPRoute{},
@@ -90,17 +98,17 @@ func NewIndex() *Index {
 		namespaces:          map[string]*corev1.Namespace{},
 		secrets:             map[types.NamespacedName]*corev1.Secret{},
 		configMaps:          map[types.NamespacedName]*corev1.ConfigMap{},
-		listenerSets:        newListenerSetIndex(),
-		gatewaysByClass:     newRefIndex[string](),
-		routesByGateway:     newRefIndex[types.NamespacedName](),
-		routesByService:     newRefIndex[types.NamespacedName](),
-		slicesByService:     newRefIndex[types.NamespacedName](),
-		secretsByGateway:    newRefIndex[types.NamespacedName](),
-		policiesByService:   newRefIndex[types.NamespacedName](),
-		configMapsByPolicy:  newRefIndex[types.NamespacedName](),
-		configMapsByGateway: newRefIndex[types.NamespacedName](),
-		grantsByNamespace:   newRefIndex[string](),
-		crossRefs:           newRefIndex[namespacePair](),
+		listenerSets:        newListenerSetIndex(clock),
+		gatewaysByClass:     newRefIndex[string](clock),
+		routesByGateway:     newRefIndex[types.NamespacedName](clock),
+		routesByService:     newRefIndex[types.NamespacedName](clock),
+		slicesByService:     newRefIndex[types.NamespacedName](clock),
+		secretsByGateway:    newRefIndex[types.NamespacedName](clock),
+		policiesByService:   newRefIndex[types.NamespacedName](clock),
+		configMapsByPolicy:  newRefIndex[types.NamespacedName](clock),
+		configMapsByGateway: newRefIndex[types.NamespacedName](clock),
+		grantsByNamespace:   newRefIndex[string](clock),
+		crossRefs:           newRefIndex[namespacePair](clock),
 	}
 }
 
@@ -139,6 +147,7 @@ func (x *Index) Apply(r *busv1.Resource) (Change, error) {
 	if err := k.put(x, nn, r); err != nil {
 		return Change{}, fmt.Errorf("resource %s %s: %w", r.GetKind(), nn, err)
 	}
+	x.objects.bump(key(r.GetKind(), nn))
 	k.affected(x, nn, &c)
 	return c.change(), nil
 }
@@ -154,6 +163,7 @@ func (x *Index) Remove(kind, namespace, name string) Change {
 	var c changeSet
 	k.affected(x, nn, &c)
 	k.remove(x, nn)
+	x.objects.bump(key(kind, nn))
 	return c.change()
 }
 

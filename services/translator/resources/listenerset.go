@@ -25,12 +25,12 @@ type listenerSetIndex struct {
 	secrets refIndex[types.NamespacedName]
 }
 
-func newListenerSetIndex() listenerSetIndex {
+func newListenerSetIndex(clock *uint64) listenerSetIndex {
 	return listenerSetIndex{
 		objects:   map[types.NamespacedName]*gatewayv1.ListenerSet{},
-		byGateway: newRefIndex[types.NamespacedName](),
-		routes:    newRefIndex[types.NamespacedName](),
-		secrets:   newRefIndex[types.NamespacedName](),
+		byGateway: newRefIndex[types.NamespacedName](clock),
+		routes:    newRefIndex[types.NamespacedName](clock),
+		secrets:   newRefIndex[types.NamespacedName](clock),
 	}
 }
 

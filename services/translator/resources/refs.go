@@ -32,16 +32,25 @@ type namespacePair struct{ From, To string }
 type refIndex[T comparable] struct {
 	by   map[T][]ObjectKey
 	from map[ObjectKey][]T
+	// revs holds the revision of the objects of each target (see
+	// revisions): every set of a source bumps those of its old and new
+	// targets, so a computation that read the objects of a target knows
+	// when any of them, or which they are, changed.
+	revs revisions[T]
 }
 
-func newRefIndex[T comparable]() refIndex[T] {
-	return refIndex[T]{by: map[T][]ObjectKey{}, from: map[ObjectKey][]T{}}
+func newRefIndex[T comparable](clock *uint64) refIndex[T] {
+	return refIndex[T]{by: map[T][]ObjectKey{}, from: map[ObjectKey][]T{}, revs: newRevisions[T](clock)}
 }
 
 // set replaces the targets src refers to; nil targets removes src.
 func (r refIndex[T]) set(src ObjectKey, targets []T) {
 	for _, t := range r.from[src] {
+		r.revs.bump(t)
 		r.drop(t, src)
+	}
+	for _, t := range targets {
+		r.revs.bump(t)
 	}
 	delete(r.from, src)
 	if len(targets) == 0 {

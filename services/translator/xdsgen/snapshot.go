@@ -71,14 +71,11 @@ func Resources(gw *irv1.Gateway) (map[resourcev3.Type][]types.Resource, error) {
 // every cluster a route names exists. The snapshot's version is a hash of
 // its resources; source_revision is left for the caller.
 func Snapshot(gw *irv1.Gateway) (*busv1.XdsSnapshot, error) {
-	res, err := Resources(gw)
+	b, err := NewBuilder().Build(gw)
 	if err != nil {
 		return nil, err
 	}
-	if err := validate(res); err != nil {
-		return nil, err
-	}
-	return packWithProxyless(gw, res)
+	return b.Set.Assemble(b.Commit)
 }
 
 // validatable is what every go-control-plane resource implements.
