@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
@@ -41,4 +42,40 @@ func benchIndex(tb testing.TB, routes int) *resources.Index {
 		tb.Fatal(err)
 	}
 	return idx
+}
+
+// BenchmarkRouteEdit measures the incremental translation of a gateway of
+// n routes (the shape of BenchmarkTranslate) after one route's header value
+// changes: what the translator service does for a route edit, the writes
+// to the bus aside.
+func BenchmarkRouteEdit(b *testing.B) {
+	for _, n := range []int{300, 1000, 3000, 10000} {
+		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
+			idx := benchIndex(b, n)
+			gw := types.NamespacedName{Namespace: "bench", Name: "eg"}
+			x := newTranslator(idx)
+			x.translate(gw)
+			edits := make([]*busv1.Resource, 2)
+			for k := range edits {
+				y := strings.Replace(gatewaytest.TenantRoute("bench", "eg", n/2), fmt.Sprintf("value: route-%d}", n/2), fmt.Sprintf("value: edit-%d}", k), 1)
+				rs, err := resources.DecodeYAML(strings.NewReader(y), "edit")
+				if err != nil {
+					b.Fatal(err)
+				}
+				edits[k] = rs[0]
+			}
+			round := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				round++
+				if _, err := idx.Apply(edits[round%2]); err != nil {
+					b.Fatal(err)
+				}
+				out := x.translate(gw)
+				if out == nil || out.Build == nil || out.RoutesBuilt != 1 || len(out.Build.Changed) != 1 {
+					b.Fatalf("edit: %v", out)
+				}
+			}
+		})
+	}
 }

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
@@ -29,7 +31,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 	if err != nil || len(cases) == 0 {
 		t.Fatalf("no golden inputs: %v", err)
 	}
-	reused, applied, skipped := 0, 0, 0
+	reused, applied, skipped, patched := 0, 0, 0, 0
 	for _, in := range cases {
 		objects := decodeFile(t, in)
 		rng := rand.New(rand.NewPCG(7, uint64(len(objects))))
@@ -45,6 +47,9 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				checkSameOutput(t, fmt.Sprintf("%s %s, %s", in, gw, step), got, Translate(idx, gw))
 				if got != nil && got.RoutesBuilt < len(got.Statuses)-1 {
 					reused++
+				}
+				if got != nil && got.Patched {
+					patched++
 				}
 			}
 		}
@@ -77,9 +82,9 @@ func TestIncrementalEqualsFull(t *testing.T) {
 			check(fmt.Sprintf("change %d (%s)", step, what))
 		}
 	}
-	t.Logf("%d changes applied, %d did not decode, %d translations reused route units", applied, skipped, reused)
-	if reused == 0 {
-		t.Fatal("no translation reused anything: the property says nothing")
+	t.Logf("%d changes applied, %d did not decode; %d translations reused route units, %d patched the last", applied, skipped, reused, patched)
+	if reused == 0 || patched == 0 {
+		t.Fatal("no translation reused anything, or none was a patch: the property says nothing of them")
 	}
 }
 
@@ -131,4 +136,91 @@ func mutateObject(rng *rand.Rand, object []byte) []byte {
 		return object
 	}
 	return b
+}
+
+// patchInput is a gateway of two HTTP listeners (one for *.example.com,
+// one for any host, on two ports) and routes of every hostname shape:
+// exact, wildcard, none; some of them sharing Services.
+func patchInput() string {
+	var y strings.Builder
+	y.WriteString(gatewaytest.GatewayClass())
+	y.WriteString(`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: eg, namespace: bench}
+spec:
+  gatewayClassName: gatewire
+  listeners:
+  - {name: wild, protocol: HTTP, port: 80, hostname: "*.example.com"}
+  - {name: any, protocol: HTTP, port: 80}
+  - {name: other, protocol: HTTP, port: 8080}
+`)
+	for i := range 12 {
+		y.WriteString(gatewaytest.TenantRoute("bench", "eg", i))
+		y.WriteString(gatewaytest.TenantBackends("bench", i))
+	}
+	for i, host := range []string{"*.example.com", "", "*.a.example.com", "x.a.example.com", "*", "route-3.example.com"} {
+		fmt.Fprintf(&y, `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: shape-%d, namespace: bench}
+spec:
+  parentRefs: [{name: eg}]
+  hostnames: [%q]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /s%d}}]
+    backendRefs: [{name: svc-%d-a, port: 80}]
+`, i, host, i, i%3)
+	}
+	return y.String()
+}
+
+// TestPatchEqualsFull is the property of TestIncrementalEqualsFull on a
+// gateway a patch can follow: random changes of its routes, Services and
+// EndpointSlices, most of them patches.
+func TestPatchEqualsFull(t *testing.T) {
+	objects, err := resources.DecodeYAML(strings.NewReader(patchInput()), "patch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := indexOf(t, objects)
+	x := newTranslator(idx)
+	gw := types.NamespacedName{Namespace: "bench", Name: "eg"}
+	rng := rand.New(rand.NewPCG(3, 5))
+	patched := 0
+	removed := map[int]bool{}
+	for step := range 600 {
+		i := rng.IntN(len(objects))
+		o := objects[i]
+		if o.GetKind() == resources.KindGateway || o.GetKind() == resources.KindGatewayClass {
+			continue
+		}
+		switch {
+		case removed[i]:
+			apply(t, idx, o)
+			delete(removed, i)
+		case rng.IntN(4) == 0:
+			idx.Remove(o.GetKind(), o.GetNamespace(), o.GetName())
+			removed[i] = true
+		default:
+			changed := proto.CloneOf(o)
+			changed.Object = mutateObject(rng, o.GetObject())
+			if _, err := idx.Apply(changed); err != nil {
+				continue
+			}
+			objects[i] = changed
+		}
+		got := inline(t, x.translate(gw))
+		if got != nil && got.Patched {
+			patched++
+		}
+		checkSameOutput(t, fmt.Sprintf("step %d", step), got, Translate(idx, gw))
+		if t.Failed() {
+			t.Fatalf("after step %d (%s %s)", step, o.GetKind(), o.GetName())
+		}
+	}
+	t.Logf("%d of the translations were patches", patched)
+	if patched < 100 {
+		t.Fatalf("only %d translations were patches", patched)
+	}
 }

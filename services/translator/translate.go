@@ -35,8 +35,10 @@ type Output struct {
 	// Gateway's own first, then its routes'.
 	Statuses []*busv1.Status
 	// RoutesBuilt is how many routes were translated again; the others'
-	// translations were reused.
+	// translations were reused. Patched is set when the last translation
+	// was patched with them, instead of the gateway walked again.
 	RoutesBuilt int
+	Patched     bool
 }
 
 // Translate runs the whole translation of one gateway: Gateway API to IR
@@ -94,6 +96,7 @@ func (x *translator) translate(gateway types.NamespacedName) *Output {
 		Proxy:       res.Proxy,
 		Statuses:    res.Statuses,
 		RoutesBuilt: res.RoutesBuilt,
+		Patched:     res.Patched,
 	}
 }
 

@@ -10,7 +10,9 @@ import (
 // backends) share the virtual hosts of HTTPRoutes and follow the same
 // precedence.
 func processGRPCRoutes(t *translation) {
-	for _, route := range t.idx.GRPCRoutesFor(t.name) {
+	routes := t.idx.GRPCRoutesFor(t.name)
+	t.hasGRPC = t.hasGRPC || len(routes) > 0
+	for _, route := range routes {
 		t.place(t.unit(resources.KindGRPCRoute, &route.ObjectMeta, func(b *routeBuilder) *routeUnit {
 			return b.attachRoute(resources.KindGRPCRoute, &route.ObjectMeta, route.Spec.ParentRefs, route.Spec.Hostnames, b.buildGRPCRules(route))
 		}))

@@ -42,7 +42,9 @@ type l4Placement map[*port][]l4Entry
 // processTCPRoutes attaches the TCPRoutes that name the gateway.
 func processTCPRoutes(t *translation) {
 	placed := l4Placement{}
-	for _, r := range t.idx.TCPRoutesFor(t.name) {
+	routes := t.idx.TCPRoutesFor(t.name)
+	t.hasL4 = t.hasL4 || len(routes) > 0
+	for _, r := range routes {
 		rules := make([][]gatewayv1.BackendRef, len(r.Spec.Rules))
 		for i, rule := range r.Spec.Rules {
 			rules[i] = rule.BackendRefs
@@ -55,7 +57,9 @@ func processTCPRoutes(t *translation) {
 // processUDPRoutes attaches the UDPRoutes that name the gateway.
 func processUDPRoutes(t *translation) {
 	placed := l4Placement{}
-	for _, r := range t.idx.UDPRoutesFor(t.name) {
+	routes := t.idx.UDPRoutesFor(t.name)
+	t.hasL4 = t.hasL4 || len(routes) > 0
+	for _, r := range routes {
 		rules := make([][]gatewayv1.BackendRef, len(r.Spec.Rules))
 		for i, rule := range r.Spec.Rules {
 			rules[i] = rule.BackendRefs

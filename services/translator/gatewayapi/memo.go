@@ -32,8 +32,17 @@ func (x *Translator) Translate(gateway types.NamespacedName) *Result {
 		m = &gatewayMemo{index: x.index, units: map[unitKey]*routeUnit{}}
 		x.gateways[gateway] = m
 	}
+	if m.ctx != nil && m.ctxDeps.Unchanged() {
+		if ch, now, ok := x.index.ChangesSince(m.cursor); ok {
+			if res, ok := m.patched(gateway, ch); ok {
+				m.cursor = now
+				return res
+			}
+		}
+	}
 	m.seen, m.built = map[unitKey]bool{}, 0
-	res := translate(x.index, gateway, m)
+	m.cursor = x.index.Clock()
+	res, t := run(x.index, gateway, m)
 	if res == nil {
 		delete(x.gateways, gateway)
 		return nil
@@ -44,6 +53,7 @@ func (x *Translator) Translate(gateway types.NamespacedName) *Result {
 		}
 	}
 	res.RoutesBuilt = m.built
+	m.keep(t, res)
 	return res
 }
 
@@ -63,6 +73,10 @@ type gatewayMemo struct {
 	// those it built.
 	seen  map[unitKey]bool
 	built int
+	// patch is what a patch of the last translation needs, nil when it
+	// cannot be patched; cursor is the index's clock at that translation.
+	patch  *patchState
+	cursor uint64
 }
 
 // context returns the gateway's context, built anew when something it was

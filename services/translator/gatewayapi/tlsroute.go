@@ -11,7 +11,9 @@ import (
 // passthrough by SNI on TLS listeners.
 func processTLSRoutes(t *translation) {
 	placed := l4Placement{}
-	for _, r := range t.idx.TLSRoutesFor(t.name) {
+	routes := t.idx.TLSRoutesFor(t.name)
+	t.hasL4 = t.hasL4 || len(routes) > 0
+	for _, r := range routes {
 		rules := make([][]gatewayv1.BackendRef, len(r.Spec.Rules))
 		for i, rule := range r.Spec.Rules {
 			rules[i] = rule.BackendRefs

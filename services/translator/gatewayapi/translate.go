@@ -27,6 +27,9 @@ type Result struct {
 	// result (the others it reused); Translate builds them all and leaves
 	// it 0.
 	RoutesBuilt int
+	// Patched is set when a [Translator] patched its last translation
+	// instead of translating the gateway again.
+	Patched bool
 }
 
 // processor computes one part of a translation from the gateway's
@@ -70,6 +73,9 @@ type translation struct {
 
 	gatewayConditions conditions
 	routeStatuses     []*busv1.Status
+
+	// What the gateway has that a patch does not follow (see patch.go).
+	hasGRPC, hasL4, hasPolicies bool
 }
 
 // Translate translates the Gateway gateway. It returns nil when the gateway
@@ -81,9 +87,15 @@ func Translate(idx *resources.Index, gateway types.NamespacedName) *Result {
 }
 
 func translate(idx *resources.Index, gateway types.NamespacedName, memo *gatewayMemo) *Result {
+	res, _ := run(idx, gateway, memo)
+	return res
+}
+
+// run runs a whole translation, and returns it with its result.
+func run(idx *resources.Index, gateway types.NamespacedName, memo *gatewayMemo) (*Result, *translation) {
 	gw := idx.Gateway(gateway)
 	if gw == nil || !ours(idx.GatewayClass(string(gw.Spec.GatewayClassName))) {
-		return nil
+		return nil, nil
 	}
 	var ctx *gatewayCtx
 	if memo != nil {
@@ -101,11 +113,12 @@ func translate(idx *resources.Index, gateway types.NamespacedName, memo *gateway
 		attached:   map[*listener]int32{},
 	}
 	t.l4 = &routeBuilder{gatewayCtx: ctx, idx: idx, resolved: map[string]resolved{}}
+	t.hasPolicies = idx.HasBackendTLSPolicies()
 	t.openPorts(t.allListeners())
 	for _, p := range processors {
 		p(t)
 	}
-	return t.result()
+	return t.result(), t
 }
 
 // result assembles the outputs of a finished translation.

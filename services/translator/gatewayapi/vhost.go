@@ -56,30 +56,41 @@ func (p *port) build(prev, next map[string]builtHost) *irv1.Listener {
 	domains := p.domains()
 	p.ir.VirtualHosts = make([]*irv1.VirtualHost, 0, len(domains))
 	for _, d := range domains {
-		l := p.listenerFor(d)
-		if l == nil {
+		b, ok := p.host(d, prev[d])
+		if !ok {
 			continue
 		}
-		var routes []*irv1.Route
-		seen := map[string]struct{}{}
-		for _, h := range coveringHostnames(d) {
-			for _, e := range p.routes[l][h] {
-				if _, dup := seen[e.route.Name]; !dup {
-					seen[e.route.Name] = struct{}{}
-					routes = append(routes, e.route)
-				}
-			}
-		}
-		vh := prev[d].vh
-		if prev[d].listener != l || !slices.Equal(vh.GetRoutes(), routes) {
-			vh = &irv1.VirtualHost{Name: d, Hostname: d, Routes: routes}
-		}
 		if next != nil {
-			next[d] = builtHost{listener: l, vh: vh}
+			next[d] = b
 		}
-		p.ir.VirtualHosts = append(p.ir.VirtualHosts, vh)
+		p.ir.VirtualHosts = append(p.ir.VirtualHosts, b.vh)
 	}
 	return p.ir
+}
+
+// host builds the virtual host of domain d from the sorted routes of the
+// port, or reuses prev's when it has the same listener and routes. It
+// reports false when no listener of the port serves d.
+func (p *port) host(d string, prev builtHost) (builtHost, bool) {
+	l := p.listenerFor(d)
+	if l == nil {
+		return builtHost{}, false
+	}
+	var routes []*irv1.Route
+	seen := map[string]struct{}{}
+	for _, h := range coveringHostnames(d) {
+		for _, e := range p.routes[l][h] {
+			if _, dup := seen[e.route.Name]; !dup {
+				seen[e.route.Name] = struct{}{}
+				routes = append(routes, e.route)
+			}
+		}
+	}
+	vh := prev.vh
+	if prev.listener != l || !slices.Equal(vh.GetRoutes(), routes) {
+		vh = &irv1.VirtualHost{Name: d, Hostname: d, Routes: routes}
+	}
+	return builtHost{listener: l, vh: vh}, true
 }
 
 // builtHost is a virtual host a port built, and the listener it holds the

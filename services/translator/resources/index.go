@@ -76,14 +76,16 @@ type Index struct {
 	// object (see revisions and View).
 	clock   *uint64
 	objects revisions[ObjectKey]
+	log     *changeLog
 }
 
 // NewIndex returns an empty Index.
 func NewIndex() *Index {
-	clock := new(uint64)
+	clock, log := new(uint64), &changeLog{}
 	return &Index{
 		clock:               clock,
-		objects:             newRevisions[ObjectKey](clock),
+		log:                 log,
+		objects:             newRevisions[ObjectKey](clock, log),
 		classes:             map[string]*gatewayv1.GatewayClass{},
 		gateways:            map[types.NamespacedName]*gatewayv1.Gateway{},
 		httpRoutes:          map[types.NamespacedName]*gatewayv1.HTTPRoute{},
@@ -98,17 +100,17 @@ func NewIndex() *Index {
 		namespaces:          map[string]*corev1.Namespace{},
 		secrets:             map[types.NamespacedName]*corev1.Secret{},
 		configMaps:          map[types.NamespacedName]*corev1.ConfigMap{},
-		listenerSets:        newListenerSetIndex(clock),
-		gatewaysByClass:     newRefIndex[string](clock),
-		routesByGateway:     newRefIndex[types.NamespacedName](clock),
-		routesByService:     newRefIndex[types.NamespacedName](clock),
-		slicesByService:     newRefIndex[types.NamespacedName](clock),
-		secretsByGateway:    newRefIndex[types.NamespacedName](clock),
-		policiesByService:   newRefIndex[types.NamespacedName](clock),
-		configMapsByPolicy:  newRefIndex[types.NamespacedName](clock),
-		configMapsByGateway: newRefIndex[types.NamespacedName](clock),
-		grantsByNamespace:   newRefIndex[string](clock),
-		crossRefs:           newRefIndex[namespacePair](clock),
+		listenerSets:        newListenerSetIndex(clock, log),
+		gatewaysByClass:     newRefIndex[string](clock, log),
+		routesByGateway:     newRefIndex[types.NamespacedName](clock, log),
+		routesByService:     newRefIndex[types.NamespacedName](clock, log),
+		slicesByService:     newRefIndex[types.NamespacedName](clock, log),
+		secretsByGateway:    newRefIndex[types.NamespacedName](clock, log),
+		policiesByService:   newRefIndex[types.NamespacedName](clock, log),
+		configMapsByPolicy:  newRefIndex[types.NamespacedName](clock, log),
+		configMapsByGateway: newRefIndex[types.NamespacedName](clock, log),
+		grantsByNamespace:   newRefIndex[string](clock, log),
+		crossRefs:           newRefIndex[namespacePair](clock, log),
 	}
 }
 
@@ -147,7 +149,7 @@ func (x *Index) Apply(r *busv1.Resource) (Change, error) {
 	if err := k.put(x, nn, r); err != nil {
 		return Change{}, fmt.Errorf("resource %s %s: %w", r.GetKind(), nn, err)
 	}
-	x.objects.bump(key(r.GetKind(), nn))
+	x.changed(key(r.GetKind(), nn))
 	k.affected(x, nn, &c)
 	return c.change(), nil
 }
@@ -163,7 +165,7 @@ func (x *Index) Remove(kind, namespace, name string) Change {
 	var c changeSet
 	k.affected(x, nn, &c)
 	k.remove(x, nn)
-	x.objects.bump(key(kind, nn))
+	x.changed(key(kind, nn))
 	return c.change()
 }
 
@@ -198,4 +200,10 @@ func (c *changeSet) change() Change {
 	}
 	slices.Sort(out.GatewayClasses)
 	return out
+}
+
+// changed records that the object k was put or removed.
+func (x *Index) changed(k ObjectKey) {
+	x.objects.bump(k)
+	x.log.add(logEntry{clock: *x.clock, object: k})
 }

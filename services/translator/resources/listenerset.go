@@ -25,12 +25,12 @@ type listenerSetIndex struct {
 	secrets refIndex[types.NamespacedName]
 }
 
-func newListenerSetIndex(clock *uint64) listenerSetIndex {
+func newListenerSetIndex(clock *uint64, log *changeLog) listenerSetIndex {
 	return listenerSetIndex{
 		objects:   map[types.NamespacedName]*gatewayv1.ListenerSet{},
-		byGateway: newRefIndex[types.NamespacedName](clock),
-		routes:    newRefIndex[types.NamespacedName](clock),
-		secrets:   newRefIndex[types.NamespacedName](clock),
+		byGateway: newRefIndex[types.NamespacedName](clock,log),
+		routes:    newRefIndex[types.NamespacedName](clock,log),
+		secrets:   newRefIndex[types.NamespacedName](clock,log),
 	}
 }
 

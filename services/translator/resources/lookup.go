@@ -159,3 +159,7 @@ func NamespaceOr(ns *gatewayv1.Namespace, def string) string {
 	}
 	return string(*ns)
 }
+
+// HasBackendTLSPolicies reports whether the index holds any
+// BackendTLSPolicy.
+func (x *Index) HasBackendTLSPolicies() bool { return len(x.policies) > 0 }

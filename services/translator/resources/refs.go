@@ -39,8 +39,8 @@ type refIndex[T comparable] struct {
 	revs revisions[T]
 }
 
-func newRefIndex[T comparable](clock *uint64) refIndex[T] {
-	return refIndex[T]{by: map[T][]ObjectKey{}, from: map[ObjectKey][]T{}, revs: newRevisions[T](clock)}
+func newRefIndex[T comparable](clock *uint64, log *changeLog) refIndex[T] {
+	return refIndex[T]{by: map[T][]ObjectKey{}, from: map[ObjectKey][]T{}, revs: newRevisions[T](clock, log)}
 }
 
 // set replaces the targets src refers to; nil targets removes src.
