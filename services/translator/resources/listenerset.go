@@ -28,9 +28,9 @@ type listenerSetIndex struct {
 func newListenerSetIndex(clock *uint64, log *changeLog) listenerSetIndex {
 	return listenerSetIndex{
 		objects:   map[types.NamespacedName]*gatewayv1.ListenerSet{},
-		byGateway: newRefIndex[types.NamespacedName](clock,log),
-		routes:    newRefIndex[types.NamespacedName](clock,log),
-		secrets:   newRefIndex[types.NamespacedName](clock,log),
+		byGateway: newRefIndex[types.NamespacedName](clock, log),
+		routes:    newRefIndex[types.NamespacedName](clock, log),
+		secrets:   newRefIndex[types.NamespacedName](clock, log),
 	}
 }
 
