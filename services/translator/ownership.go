@@ -70,6 +70,7 @@ func (s *Service) reassign(ctx context.Context, st *session) {
 			delete(st.last, gw)
 			delete(st.gateways, gw)
 			delete(st.built, gw)
+			delete(st.statuses, gw)
 			st.tr.forget(gw)
 			lost++
 		}

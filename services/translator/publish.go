@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 )
 
@@ -81,21 +82,51 @@ func (s *Service) writeGateway(ctx context.Context, st *session, out *Output, al
 	if err := s.put(ctx, st, bus.Infra, key, out.Proxy); err != nil {
 		return err
 	}
-	keep := map[string]struct{}{}
+	return s.writeStatuses(ctx, st, out, all)
+}
+
+// writeStatuses writes the statuses of a gateway and deletes those it no
+// longer gives. A status the session wrote last time (the same value: a
+// route unit that was reused) is skipped without a look, unless all.
+func (s *Service) writeStatuses(ctx context.Context, st *session, out *Output, all bool) error {
+	prev := st.statuses[out.Gateway]
+	next := make(map[*busv1.Status]string, len(out.Statuses))
+	written := map[string]bool{}
 	for _, status := range out.Statuses {
+		if k, ok := prev[status]; ok && !all {
+			next[status] = k
+			continue
+		}
 		k := statusKey(status, out.Gateway)
-		keep[k] = struct{}{}
+		next[status], written[k] = k, true
 		if err := s.put(ctx, st, bus.Status, k, status); err != nil {
 			return err
 		}
 	}
-	return s.deleteStatuses(ctx, st, out.Gateway, keep)
+	st.statuses[out.Gateway] = next
+	if all || prev == nil {
+		keep := make(map[string]struct{}, len(next))
+		for _, k := range next {
+			keep[k] = struct{}{}
+		}
+		return s.deleteStatuses(ctx, st, out.Gateway, keep)
+	}
+	for status, k := range prev {
+		if _, kept := next[status]; kept || written[k] {
+			continue
+		}
+		if err := s.delete(ctx, st, bus.Status, k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // removeGateway deletes every output of a gateway that has none any more.
 func (s *Service) removeGateway(ctx context.Context, st *session, gw types.NamespacedName) error {
 	st.tr.forget(gw)
 	delete(st.built, gw)
+	delete(st.statuses, gw)
 	if err := s.removeXDS(ctx, st, gw); err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 func (s *Service) writeXDS(ctx context.Context, st *session, gw types.NamespacedName, build *xdsgen.Build, all bool) error {
 	gwKey := bus.GatewayKey(gw.Namespace, gw.Name)
 	changed, removed := build.Changed, build.Removed
-	if all || !st.built[gw] {
+	if all || build.Full || !st.built[gw] {
 		changed, removed = build.Set.Suffixes(), nil
 		keep := make(map[string]struct{}, len(changed))
 		for _, suffix := range changed {

@@ -57,8 +57,10 @@ type session struct {
 	built map[types.NamespacedName]bool
 	// irPending are the IRs translated and not written yet (see writeIRs).
 	irPending map[types.NamespacedName]*irv1.Gateway
-	// sent is what the session last wrote to each output key.
-	sent map[sentKey]sentValue
+	// sent is what the session last wrote to each output key; statuses
+	// are the statuses last written for each gateway, with their keys.
+	sent     map[sentKey]sentValue
+	statuses map[types.NamespacedName]map[*busv1.Status]string
 	// outputs are the entries of the output buckets (see watchOutputs).
 	outputs <-chan *bus.Entry
 	// gate holds translation while a provider syncs.
@@ -109,6 +111,7 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 		built:     map[types.NamespacedName]bool{},
 		irPending: map[types.NamespacedName]*irv1.Gateway{},
 		sent:      map[sentKey]sentValue{},
+		statuses:  map[types.NamespacedName]map[*busv1.Status]string{},
 		ledger:    led,
 		view:      view,
 		gateways:  map[types.NamespacedName]*pending{},

@@ -1,17 +1,12 @@
 package xdsgen
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"fmt"
-	"strings"
+	"slices"
 
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	routerv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
-	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
@@ -19,23 +14,30 @@ import (
 )
 
 // Builder builds the xDS resources of one gateway from its IR into an
-// [xdsbucket.Set], one resource per key, and keeps what it encoded: an IR
-// piece it has seen before (the same virtual host, backend or secret, or
-// a listener with the same content) is not translated, validated or
-// encoded again. The IR is read-only once built, and unchanged pieces keep
-// their identity across translations, so an edit of one route encodes one
-// virtual host. A Builder is not safe for concurrent use.
+// [xdsbucket.Set], one resource per key, and keeps what it built: the next
+// Build compares the IR with the last one, piece by piece, and translates,
+// validates and encodes only the pieces that are new (a virtual host,
+// backend or secret it has not seen, a listener whose content changed).
+// The IR is read-only once built, and the translator keeps the identity of
+// unchanged pieces, so an edit of one route costs one virtual host,
+// whatever the size of the gateway. A Builder is not safe for concurrent
+// use.
 type Builder struct {
-	set     *xdsbucket.Set
-	current map[string]*busv1.XdsResource // by key suffix: what the set holds
+	set *xdsbucket.Set
+	// fresh is set until the first successful Build, and again after a
+	// failed one, which starts the Builder over.
+	fresh bool
 
 	listeners map[string]*listenerPiece // by IR listener name
-	vhosts    map[vhostKey]*piece
-	backends  map[*irv1.Backend][2]*piece // cluster, load assignment
-	secrets   map[*irv1.Secret]*piece
-	apis      map[[2]string]*piece // by host and route configuration
-	// seen marks what the build in progress uses, to drop the rest.
-	seen map[any]bool
+	hosts     map[string]*hostList      // the virtual hosts of each HTTP IR listener
+	backends  []*irv1.Backend           // sorted by name, as the IR has them
+	bpieces   [][2]*piece               // cluster and load assignment of each of backends
+	secrets   map[*irv1.Secret]*piece   // the certificates of the last build
+	small     map[string]*piece         // listeners, shells, secrets, UDP weighted clusters, by key suffix
+	apis      map[string]*piece         // the API listener of each exact hostname
+	holders   map[string][]holder       // exact hostname → HTTP IR listeners that have it, by port
+	names     map[ref]int               // the resources of the set, by type and name
+	refs      map[ref]int               // what the set's resources name
 }
 
 // piece is one encoded resource and the resources it names.
@@ -53,20 +55,34 @@ type listenerPiece struct {
 	shell    *piece // the route configuration's shell, for HTTP listeners
 }
 
-// vhostKey is a virtual host on a listener: what its routes do may depend
-// on the listener's port and protocol (a redirect's port and scheme).
-type vhostKey struct {
-	vh       *irv1.VirtualHost
+// holder is an HTTP IR listener that has a hostname.
+type holder struct {
+	name string
+	port uint32
+}
+
+// hostList is the virtual hosts of an HTTP IR listener as last built, and
+// their pieces.
+type hostList struct {
 	port     uint32
 	protocol irv1.Protocol
+	vhosts   []*irv1.VirtualHost
+	pieces   []*piece
 }
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	return &Builder{
-		set: xdsbucket.NewSet(), current: map[string]*busv1.XdsResource{},
-		listeners: map[string]*listenerPiece{}, vhosts: map[vhostKey]*piece{},
-		backends: map[*irv1.Backend][2]*piece{}, secrets: map[*irv1.Secret]*piece{}, apis: map[[2]string]*piece{},
+	b := &Builder{}
+	b.reset()
+	return b
+}
+
+func (b *Builder) reset() {
+	*b = Builder{
+		set: xdsbucket.NewSet(), fresh: true,
+		listeners: map[string]*listenerPiece{}, hosts: map[string]*hostList{},
+		secrets: map[*irv1.Secret]*piece{}, small: map[string]*piece{}, apis: map[string]*piece{},
+		holders: map[string][]holder{}, names: map[ref]int{}, refs: map[ref]int{},
 	}
 }
 
@@ -76,419 +92,403 @@ type Build struct {
 	Set    *xdsbucket.Set
 	Commit *busv1.XdsSnapshot
 	// Changed and Removed are the key suffixes whose resources are new or
-	// changed, and gone, since the previous Build.
+	// changed, and gone, since the previous Build. Full is set when the
+	// Builder had no previous Build (its first, or after a failed one):
+	// then Changed is everything, and what a reader held before is not
+	// known.
 	Changed, Removed []string
+	Full             bool
+}
+
+// delta is what a Build changes: pieces that go and pieces that come.
+type delta struct {
+	drops, adds []*piece
+}
+
+func (d *delta) swap(old, nu *piece) {
+	if old == nu {
+		return
+	}
+	if old != nil {
+		d.drops = append(d.drops, old)
+	}
+	if nu != nil {
+		d.adds = append(d.adds, nu)
+	}
 }
 
 // Build brings the set to the xDS resources of gw, checks them (every
 // resource passes ValidateAll, every route configuration a listener uses,
 // every cluster a route or listener names and every secret a listener or
-// cluster names exists) and returns the set with its commit, versions
-// computed, source revision left 0. It fails with an error wrapping
-// [ErrInvalid] that names the resource at fault, and then leaves the set
-// as it was.
+// cluster names exists, every cluster has its load assignment) and returns
+// the set with its commit, versions computed, source revision left 0. It
+// fails with an error wrapping [ErrInvalid] that names the resource at
+// fault; the Builder then starts over, and its next Build is Full.
 func (b *Builder) Build(gw *irv1.Gateway) (*Build, error) {
-	b.seen = map[any]bool{}
-	next := make(map[string]*busv1.XdsResource, len(b.current))
-	var pieces []*piece
-	add := func(p *piece) {
-		if p != nil {
-			next[p.suffix] = p.res
-			pieces = append(pieces, p)
+	out, err := b.build(gw)
+	if err != nil {
+		b.reset()
+		return nil, err
+	}
+	return out, nil
+}
+
+func (b *Builder) build(gw *irv1.Gateway) (*Build, error) {
+	var d delta
+	small, err := b.smallPieces(gw)
+	if err != nil {
+		return nil, err
+	}
+	for suffix, p := range b.small {
+		d.swap(p, small[suffix])
+	}
+	for suffix, p := range small {
+		if b.small[suffix] == nil {
+			d.swap(nil, p)
 		}
 	}
+	hostsChanged, err := b.diffHosts(gw, &d)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.diffBackends(gw.GetBackends(), &d); err != nil {
+		return nil, err
+	}
+	routeConfigsChanged := false
+	for _, p := range append(slices.Clip(d.drops), d.adds...) {
+		routeConfigsChanged = routeConfigsChanged || p.res.GetTypeUrl() == resourcev3.RouteType && p.res.GetRouteConfiguration() == ""
+	}
+	if err := b.diffAPIListeners(gw, hostsChanged, routeConfigsChanged, small, &d); err != nil {
+		return nil, err
+	}
+	if err := b.count(&d); err != nil {
+		return nil, err
+	}
+	b.small = small
+	return b.apply(gw, &d)
+}
+
+// smallPieces are the pieces there are few of, built anew (from caches)
+// on every Build: listeners and route configuration shells, secrets, the
+// weighted clusters of UDP listeners.
+func (b *Builder) smallPieces(gw *irv1.Gateway) (map[string]*piece, error) {
+	out := map[string]*piece{}
+	listeners := map[string]*listenerPiece{}
 	for _, l := range gw.GetListeners() {
 		lp, err := b.listener(l)
 		if err != nil {
 			return nil, err
 		}
-		add(lp.listener)
-		if lp.listener == nil || !ServesHTTP(l) {
-			continue
-		}
-		add(lp.shell)
-		for _, vh := range l.GetVirtualHosts() {
-			p, err := b.vhost(vh, l)
-			if err != nil {
-				return nil, err
+		listeners[l.GetName()] = lp
+		for _, p := range []*piece{lp.listener, lp.shell} {
+			if p != nil && (p == lp.listener || ServesHTTP(l)) {
+				out[p.suffix] = p
 			}
-			add(p)
 		}
 	}
-	for _, be := range gw.GetBackends() {
-		ps, err := b.backend(be)
-		if err != nil {
-			return nil, err
-		}
-		add(ps[0])
-		add(ps[1])
-	}
+	b.listeners = listeners
+	secrets := map[*irv1.Secret]*piece{}
 	for _, s := range gw.GetSecrets() {
-		p, err := b.secret(s)
+		p, err := b.secret(s, secrets)
 		if err != nil {
 			return nil, err
 		}
-		add(p)
+		out[p.suffix] = p
 	}
+	b.secrets = secrets
 	l4, err := udpWeightedPieces(gw)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range l4 {
-		add(p)
-	}
-	apis, err := b.apiListeners(gw, next)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range apis {
-		add(p)
-	}
-	if err := consistent(pieces); err != nil {
-		return nil, err
-	}
-	return b.commit(gw, next)
-}
-
-// commit makes the set hold next, and forgets the pieces the build did not
-// use.
-func (b *Builder) commit(gw *irv1.Gateway, next map[string]*busv1.XdsResource) (*Build, error) {
-	out := &Build{Set: b.set}
-	for suffix, r := range next {
-		if b.current[suffix] == r {
-			continue
+		if old := b.small[p.suffix]; old != nil && old.res.GetVersion() == p.res.GetVersion() {
+			p = old
 		}
-		if _, changed, err := b.set.Put(r); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-		} else if changed {
-			out.Changed = append(out.Changed, suffix)
-		}
+		out[p.suffix] = p
 	}
-	for suffix := range b.current {
-		if next[suffix] == nil {
-			b.set.Delete(suffix)
-			out.Removed = append(out.Removed, suffix)
-		}
-	}
-	b.current = next
-	for k := range b.vhosts {
-		if !b.seen[k] {
-			delete(b.vhosts, k)
-		}
-	}
-	for k := range b.backends {
-		if !b.seen[k] {
-			delete(b.backends, k)
-		}
-	}
-	for k := range b.secrets {
-		if !b.seen[k] {
-			delete(b.secrets, k)
-		}
-	}
-	for k := range b.apis {
-		if !b.seen[k] {
-			delete(b.apis, k)
-		}
-	}
-	for k := range b.listeners {
-		if !b.seen[k] {
-			delete(b.listeners, k)
-		}
-	}
-	out.Commit = b.set.Commit(NodeCluster(gw), 0)
 	return out, nil
 }
 
-// newPiece encodes and checks one resource.
-func newPiece(typeURL string, m proto.Message, name string, fill func(*busv1.XdsResource)) (*piece, error) {
-	if err := validateOne(typeURL, m); err != nil {
-		return nil, fmt.Errorf("%w: %s %s: %v", ErrInvalid, shortType(typeURL), name, err)
-	}
-	value, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("%w: marshal %s %s: %v", ErrInvalid, shortType(typeURL), name, err)
-	}
-	r := &busv1.XdsResource{TypeUrl: typeURL, Name: name, Value: value, Version: xdsbucket.Version(value)}
-	if fill != nil {
-		fill(r)
-	}
-	k, err := xdsbucket.KindOf(r)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	return &piece{suffix: xdsbucket.Suffix(k, r), res: r}, nil
+// serving is whether IR listener l's virtual hosts are served: it has an
+// Envoy listener and serves HTTP.
+func (b *Builder) serving(l *irv1.Listener) bool {
+	lp := b.listeners[l.GetName()]
+	return lp != nil && lp.listener != nil && ServesHTTP(l)
 }
 
-func validateOne(typeURL string, m proto.Message) error {
-	v, ok := m.(validatable)
-	if !ok {
-		return fmt.Errorf("%s has no validation", typeURL)
-	}
-	return v.ValidateAll()
-}
-
-// listener returns the pieces of an IR listener: its Envoy listener and,
-// when it serves HTTP, the shell of its route configuration.
-func (b *Builder) listener(l *irv1.Listener) (*listenerPiece, error) {
-	b.seen[l.GetName()] = true
-	h, err := listenerHash(l)
-	if err != nil {
-		return nil, err
-	}
-	if lp := b.listeners[l.GetName()]; lp != nil && lp.hash == h {
-		return lp, nil
-	}
-	lis, err := Listener(l)
-	if err != nil {
-		return nil, err
-	}
-	lp := &listenerPiece{hash: h}
-	if lis != nil {
-		if lp.listener, err = newPiece(resourcev3.ListenerType, lis, lis.GetName(), nil); err != nil {
-			return nil, err
-		}
-		for _, r := range listenerRefs(lis) {
-			lp.listener.refs = append(lp.listener.refs, ref(r))
-		}
-		if ServesHTTP(l) {
-			lp.listener.refs = append(lp.listener.refs, ref{resourcev3.RouteType, l.GetName()})
-			shell := &routev3.RouteConfiguration{Name: l.GetName(), IgnorePortInHostMatching: true}
-			if lp.shell, err = newPiece(resourcev3.RouteType, shell, l.GetName(), nil); err != nil {
-				return nil, err
-			}
-		}
-	}
-	b.listeners[l.GetName()] = lp
-	return lp, nil
-}
-
-// listenerHash is a hash of what the Envoy listener of an IR listener is
-// made of: the IR listener without its virtual hosts, and whether one of
-// their routes has a CORS policy (the listener then has the CORS filter).
-func listenerHash(l *irv1.Listener) ([sha256.Size]byte, error) {
-	bare := &irv1.Listener{Name: l.GetName(), Port: l.GetPort(), Protocol: l.GetProtocol(),
-		GatewayListeners: l.GetGatewayListeners(), Tls: l.GetTls(), TlsRoutes: l.GetTlsRoutes(), L4Routes: l.GetL4Routes()}
-	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(bare)
-	if err != nil {
-		return [sha256.Size]byte{}, fmt.Errorf("%w: listener %s: %v", ErrInvalid, l.GetName(), err)
-	}
-	if hasCORS(l) {
-		data = append(data, "cors"...)
-	}
-	return sha256.Sum256(data), nil
-}
-
-// vhost returns the piece of one virtual host of listener l's route
-// configuration.
-func (b *Builder) vhost(vh *irv1.VirtualHost, l *irv1.Listener) (*piece, error) {
-	k := vhostKey{vh: vh, port: l.GetPort(), protocol: l.GetProtocol()}
-	b.seen[k] = true
-	if p := b.vhosts[k]; p != nil {
-		return p, nil
-	}
-	routes := make([]*routev3.Route, 0, len(vh.GetRoutes()))
-	for _, r := range vh.GetRoutes() {
-		rs, err := envoyRoutes(r, l)
-		if err != nil {
-			return nil, fmt.Errorf("route configuration %s, route %s: %w", l.GetName(), r.GetName(), err)
-		}
-		routes = append(routes, rs...)
-	}
-	evh := &routev3.VirtualHost{Name: vh.GetName(), Domains: []string{vh.GetHostname()}, Routes: routes}
-	if err := evh.ValidateAll(); err != nil {
-		return nil, fmt.Errorf("%w: %s %s: %v", ErrInvalid, shortType(resourcev3.RouteType), l.GetName(), narrowHost(evh, err))
-	}
-	p, err := newPiece(xdsbucket.VirtualHostType, evh, vh.GetName(), func(r *busv1.XdsResource) {
-		r.RouteConfiguration, r.Order = l.GetName(), xdsbucket.VirtualHostOrder(vh.GetName())
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, rt := range routes {
-		for _, c := range routeClusters(rt.GetRoute()) {
-			p.refs = append(p.refs, ref{resourcev3.ClusterType, c})
-		}
-	}
-	b.vhosts[k] = p
-	return p, nil
-}
-
-// narrowHost names the route of a virtual host that fails validation,
-// which says which Gateway API rule it comes from.
-func narrowHost(vh *routev3.VirtualHost, err error) error {
-	for _, rt := range vh.GetRoutes() {
-		if rerr := rt.ValidateAll(); rerr != nil {
-			return fmt.Errorf("virtual host %s, route %s: %w", vh.GetName(), rt.GetName(), rerr)
-		}
-	}
-	return fmt.Errorf("virtual host %s: %w", vh.GetName(), err)
-}
-
-// backend returns the pieces of an IR backend: its cluster and its load
-// assignment.
-func (b *Builder) backend(be *irv1.Backend) ([2]*piece, error) {
-	b.seen[be] = true
-	if ps, ok := b.backends[be]; ok {
-		return ps, nil
-	}
-	c, err := Cluster(be)
-	if err != nil {
-		return [2]*piece{}, err
-	}
-	cp, err := newPiece(resourcev3.ClusterType, c, c.GetName(), nil)
-	if err != nil {
-		return [2]*piece{}, err
-	}
-	for _, s := range clusterSecrets(c) {
-		cp.refs = append(cp.refs, ref{resourcev3.SecretType, s})
-	}
-	lp, err := newPiece(resourcev3.EndpointType, LoadAssignment(be), be.GetName(), nil)
-	if err != nil {
-		return [2]*piece{}, err
-	}
-	ps := [2]*piece{cp, lp}
-	b.backends[be] = ps
-	return ps, nil
-}
-
-func (b *Builder) secret(s *irv1.Secret) (*piece, error) {
-	b.seen[s] = true
-	if p := b.secrets[s]; p != nil {
-		return p, nil
-	}
-	p, err := newPiece(resourcev3.SecretType, Secret(s), s.GetName(), nil)
-	if err != nil {
-		return nil, err
-	}
-	b.secrets[s] = p
-	return p, nil
-}
-
-// udpWeightedPieces are the clusters and load assignments that balance
-// weighted UDP routes over several backends' endpoints. They are few, and
-// built on every Build.
-func udpWeightedPieces(gw *irv1.Gateway) ([]*piece, error) {
-	var out []*piece
+// diffHosts compares the virtual hosts of each HTTP IR listener with the
+// last build's, encoding the new ones; it returns the exact hostnames a
+// listener gained or lost.
+func (b *Builder) diffHosts(gw *irv1.Gateway, d *delta) (map[string]bool, error) {
+	changed := map[string]bool{}
+	next := map[string]*hostList{}
 	for _, l := range gw.GetListeners() {
-		if c := UDPWeightedCluster(l); c != nil {
-			p, err := newPiece(resourcev3.ClusterType, c, c.GetName(), nil)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, p)
+		if !b.serving(l) {
+			continue
 		}
-	}
-	for _, cla := range CombinedLoadAssignments(gw) {
-		p, err := newPiece(resourcev3.EndpointType, cla, cla.GetClusterName(), nil)
+		hl, err := b.diffHostList(l, b.hosts[l.GetName()], d, changed)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p)
+		next[l.GetName()] = hl
 	}
-	return out, nil
+	for name, old := range b.hosts {
+		if next[name] == nil {
+			for i, p := range old.pieces {
+				d.swap(p, nil)
+				b.lose(old.vhosts[i].GetHostname(), name, changed)
+			}
+		}
+	}
+	b.hosts = next
+	return changed, nil
 }
 
-// apiListeners returns the pieces of the [ProxylessListeners] of gw, given
-// the resources so far.
-func (b *Builder) apiListeners(gw *irv1.Gateway, next map[string]*busv1.XdsResource) ([]*piece, error) {
-	routeConfigs := map[string]bool{}
-	for _, l := range gw.GetListeners() {
-		if lp := b.listeners[l.GetName()]; lp != nil && lp.shell != nil && next[lp.shell.suffix] != nil {
-			routeConfigs[l.GetName()] = true
+// diffHostList walks the last and the new virtual hosts of listener l, both
+// sorted by name ("*" last), side by side.
+func (b *Builder) diffHostList(l *irv1.Listener, old *hostList, d *delta, changed map[string]bool) (*hostList, error) {
+	vhosts := l.GetVirtualHosts()
+	if old != nil && (old.port != l.GetPort() || old.protocol != l.GetProtocol()) {
+		for i, p := range old.pieces { // what the routes do depends on both
+			d.swap(p, nil)
+			b.lose(old.vhosts[i].GetHostname(), l.GetName(), changed)
 		}
+		old = nil
 	}
-	seen := map[string]bool{}
-	var out []*piece
-	for _, l := range gw.GetListeners() { // sorted by port: the lowest port's wins
-		if !routeConfigs[l.GetName()] {
-			continue
+	if old == nil {
+		old = &hostList{}
+	}
+	if slices.Equal(old.vhosts, vhosts) {
+		return old, nil
+	}
+	out := &hostList{port: l.GetPort(), protocol: l.GetProtocol(), vhosts: vhosts, pieces: make([]*piece, len(vhosts))}
+	i := 0
+	for j, vh := range vhosts {
+		for i < len(old.vhosts) && compareHosts(old.vhosts[i].GetName(), vh.GetName()) < 0 {
+			d.swap(old.pieces[i], nil)
+			b.lose(old.vhosts[i].GetHostname(), l.GetName(), changed)
+			i++
 		}
-		for _, vh := range l.GetVirtualHosts() {
-			host := vh.GetHostname()
-			if host == "" || containsWildcard(host) || seen[host] {
-				continue
-			}
-			seen[host] = true
-			p, err := b.apiListener(host, l.GetName())
+		same := i < len(old.vhosts) && old.vhosts[i].GetName() == vh.GetName()
+		switch {
+		case same && old.vhosts[i] == vh:
+			out.pieces[j] = old.pieces[i]
+		default:
+			p, err := encodeVhost(vh, l)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, p)
+			var was *piece
+			if same {
+				was = old.pieces[i]
+				if was.res.GetVersion() == p.res.GetVersion() {
+					p = was // the same bytes: keep the piece
+				}
+			} else {
+				b.gain(vh.GetHostname(), l, changed)
+			}
+			d.swap(was, p)
+			out.pieces[j] = p
 		}
+		if same {
+			i++
+		}
+	}
+	for ; i < len(old.vhosts); i++ {
+		d.swap(old.pieces[i], nil)
+		b.lose(old.vhosts[i].GetHostname(), l.GetName(), changed)
 	}
 	return out, nil
 }
 
-func (b *Builder) apiListener(host, routeConfig string) (*piece, error) {
-	k := [2]string{host, routeConfig}
-	b.seen[k] = true
-	if p := b.apis[k]; p != nil {
-		return p, nil
-	}
-	lis, err := apiListener(host, routeConfig, routerFilter)
-	if err != nil {
-		return nil, err
-	}
-	if err := lis.ValidateAll(); err != nil {
-		return nil, fmt.Errorf("%w: proxyless listener %s: %v", ErrInvalid, host, err)
-	}
-	p, err := newPiece(resourcev3.ListenerType, lis, host, func(r *busv1.XdsResource) { r.Proxyless = true })
-	if err != nil {
-		return nil, err
-	}
-	p.refs = []ref{{resourcev3.RouteType, routeConfig}}
-	b.apis[k] = p
-	return p, nil
+// compareHosts orders virtual hosts as the IR does: by name, "*" last.
+func compareHosts(a, b string) int {
+	return cmp.Or(cmp.Compare(rank(a == "*"), rank(b == "*")), cmp.Compare(a, b))
 }
 
-// consistent checks that every resource the pieces name is in next.
-func consistent(pieces []*piece) error {
-	have := map[ref]bool{{resourcev3.ClusterType, InvalidBackendCluster}: true}
-	for _, p := range pieces {
-		switch t := p.res.GetTypeUrl(); t {
-		case resourcev3.ClusterType, resourcev3.SecretType, resourcev3.EndpointType:
-			have[ref{t, p.res.GetName()}] = true
-		case resourcev3.RouteType:
-			have[ref{t, p.res.GetName()}] = true
+func rank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// gain and lose keep holders: which HTTP listeners have each exact
+// hostname, by port (IR listeners are sorted by port).
+func (b *Builder) gain(host string, l *irv1.Listener, changed map[string]bool) {
+	if host == "" || containsWildcard(host) {
+		return
+	}
+	changed[host] = true
+	hs := b.holders[host]
+	i, _ := slices.BinarySearchFunc(hs, l.GetPort(), func(h holder, p uint32) int { return cmp.Compare(h.port, p) })
+	b.holders[host] = slices.Insert(hs, i, holder{name: l.GetName(), port: l.GetPort()})
+}
+
+func (b *Builder) lose(host, listener string, changed map[string]bool) {
+	if host == "" || containsWildcard(host) {
+		return
+	}
+	changed[host] = true
+	hs := slices.DeleteFunc(b.holders[host], func(h holder) bool { return h.name == listener })
+	if len(hs) == 0 {
+		delete(b.holders, host)
+	} else {
+		b.holders[host] = hs
+	}
+}
+
+// diffBackends walks the last and the new backends, both sorted by name,
+// side by side.
+func (b *Builder) diffBackends(backends []*irv1.Backend, d *delta) error {
+	if slices.Equal(b.backends, backends) {
+		return nil
+	}
+	pieces := make([][2]*piece, len(backends))
+	i := 0
+	for j, be := range backends {
+		for i < len(b.backends) && b.backends[i].GetName() < be.GetName() {
+			d.swap(b.bpieces[i][0], nil)
+			d.swap(b.bpieces[i][1], nil)
+			i++
+		}
+		same := i < len(b.backends) && b.backends[i].GetName() == be.GetName()
+		if same && b.backends[i] == be {
+			pieces[j] = b.bpieces[i]
+		} else {
+			ps, err := encodeBackend(be)
+			if err != nil {
+				return err
+			}
+			var was [2]*piece
+			if same {
+				was = b.bpieces[i]
+			}
+			for k := range ps {
+				if was[k] != nil && was[k].res.GetVersion() == ps[k].res.GetVersion() {
+					ps[k] = was[k] // the same bytes: keep the piece
+				}
+				d.swap(was[k], ps[k])
+			}
+			pieces[j] = ps
+		}
+		if same {
+			i++
 		}
 	}
-	for _, p := range pieces {
+	for ; i < len(b.backends); i++ {
+		d.swap(b.bpieces[i][0], nil)
+		d.swap(b.bpieces[i][1], nil)
+	}
+	b.backends, b.bpieces = backends, pieces
+	return nil
+}
+
+// diffAPIListeners brings the API listeners of proxyless clients up to
+// date: one per exact hostname of the virtual hosts of the HTTP listeners
+// that have a route configuration, named like it, whose routes are those
+// of the lowest port that has the hostname. Only the hostnames whose
+// listeners changed are looked at, all of them when route configurations
+// came or went.
+func (b *Builder) diffAPIListeners(gw *irv1.Gateway, hosts map[string]bool, all bool, small map[string]*piece, d *delta) error {
+	if all {
+		for h := range b.apis {
+			hosts[h] = true
+		}
+		for h := range b.holders {
+			hosts[h] = true
+		}
+	}
+	for h := range hosts {
+		var rc string
+		for _, hd := range b.holders[h] {
+			if lp := b.listeners[hd.name]; lp != nil && lp.shell != nil && small[lp.shell.suffix] != nil {
+				rc = hd.name
+				break
+			}
+		}
+		old := b.apis[h]
+		if old != nil && rc != "" && old.refs[0].name == rc {
+			continue
+		}
+		var nu *piece
+		if rc != "" {
+			var err error
+			if nu, err = encodeAPIListener(h, rc); err != nil {
+				return err
+			}
+			b.apis[h] = nu
+		} else {
+			delete(b.apis, h)
+		}
+		d.swap(old, nu)
+	}
+	return nil
+}
+
+// count updates what the set holds and names with d, and checks that
+// everything a resource names is there.
+func (b *Builder) count(d *delta) error {
+	for _, p := range d.drops {
+		b.names[ref{p.res.GetTypeUrl(), p.res.GetName()}]--
 		for _, r := range p.refs {
-			if !have[r] {
+			b.refs[r]--
+		}
+	}
+	for _, p := range d.adds {
+		b.names[ref{p.res.GetTypeUrl(), p.res.GetName()}]++
+		for _, r := range p.refs {
+			b.refs[r]++
+		}
+	}
+	have := func(r ref) bool {
+		return b.names[r] > 0 || r == ref{resourcev3.ClusterType, InvalidBackendCluster}
+	}
+	for _, p := range d.adds {
+		for _, r := range p.refs {
+			if !have(r) {
 				return fmt.Errorf("%w: %s %s names %s %s, which does not exist", ErrInvalid,
 					shortType(p.res.GetTypeUrl()), p.res.GetName(), shortType(r.typ), r.name)
 			}
 		}
-		if p.res.GetTypeUrl() == resourcev3.ClusterType && p.res.GetName() != InvalidBackendCluster &&
-			!have[ref{resourcev3.EndpointType, p.res.GetName()}] {
+		if p.res.GetTypeUrl() == resourcev3.ClusterType && !have(ref{resourcev3.EndpointType, p.res.GetName()}) {
 			return fmt.Errorf("%w: cluster %s has no load assignment", ErrInvalid, p.res.GetName())
+		}
+	}
+	for _, p := range d.drops {
+		r := ref{p.res.GetTypeUrl(), p.res.GetName()}
+		if b.names[r] > 0 {
+			continue
+		}
+		delete(b.names, r)
+		if b.refs[r] > 0 {
+			return fmt.Errorf("%w: %s %s is gone, and is still named", ErrInvalid, shortType(r.typ), r.name)
+		}
+		if r.typ == resourcev3.EndpointType && have(ref{resourcev3.ClusterType, r.name}) {
+			return fmt.Errorf("%w: cluster %s has no load assignment", ErrInvalid, r.name)
 		}
 	}
 	return nil
 }
 
-// clusterSecrets are the SDS secrets a cluster presents to its backends.
-func clusterSecrets(c *clusterv3.Cluster) []string {
-	tls := &tlsv3.UpstreamTlsContext{}
-	if !typedAs(c.GetTransportSocket().GetTypedConfig(), tls) {
-		return nil
+// apply puts d into the set and returns the Build.
+func (b *Builder) apply(gw *irv1.Gateway, d *delta) (*Build, error) {
+	out := &Build{Set: b.set, Full: b.fresh}
+	added := make(map[string]bool, len(d.adds))
+	for _, p := range d.adds {
+		added[p.suffix] = true
+		if _, changed, err := b.set.Put(p.res); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+		} else if changed {
+			out.Changed = append(out.Changed, p.suffix)
+		}
 	}
-	var out []string
-	for _, sds := range tls.GetCommonTlsContext().GetTlsCertificateSdsSecretConfigs() {
-		out = append(out, sds.GetName())
+	for _, p := range d.drops {
+		if !added[p.suffix] && b.set.Delete(p.suffix) {
+			out.Removed = append(out.Removed, p.suffix)
+		}
 	}
-	return out
+	b.fresh = false
+	out.Commit = b.set.Commit(NodeCluster(gw), 0)
+	return out, nil
 }
-
-func containsWildcard(host string) bool { return strings.Contains(host, "*") }
-
-// routerFilter is the router filter's config, the only HTTP filter of API
-// listeners.
-var routerFilter = func() *anypb.Any {
-	a, err := anypb.New(&routerv3.Router{})
-	if err != nil {
-		panic(fmt.Sprintf("xdsgen: router filter: %v", err)) // an empty message always marshals
-	}
-	return a
-}()
