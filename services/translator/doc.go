@@ -19,18 +19,25 @@
 //
 // The pipeline of one gateway is [Translate]: the [resources.Index] goes
 // through package gatewayapi (IR, statuses, proxy spec) and package xdsgen
-// (validated xDS snapshot). What does not validate is reported on the
-// Gateway (Programmed: False) and its previous xDS snapshot is kept.
+// (validated xDS resources, one per key of the xds bucket). What does not
+// validate is reported on the Gateway (Programmed: False) and its previous
+// xDS snapshot is kept.
+//
+// The service translates incrementally: per session it keeps a
+// gatewayapi.Translator (a gateway's listeners and route units, reused
+// while what they read is unchanged; a patch of the last translation when
+// only routes and what they name changed) and an xdsgen.Builder per gateway
+// (the encoded resource of every IR piece, encoded again only when the
+// piece is new). A route edit among thousands translates one route, encodes
+// one virtual host, and writes that virtual host, the commit and the
+// route's status. Its results are those of Translate (property tests).
 //
 // The [Service] keeps the index up to date from the resources bucket. Once
 // the bucket's initial content is read it translates every gateway it owns
 // (and removes outputs that no longer have a gateway); then it gathers
 // changes for GATEWIRE_TRANSLATOR_DEBOUNCE after the first one and
-// translates only the gateways they affect (see [resources.Change]). A
-// change of EndpointSlices only does less: the endpoints of the gateway's
-// last translation and their ClusterLoadAssignments are computed again and
-// the rest is kept, which gives the same outputs as a whole translation at
-// a tenth of the cost. Every output is written with the revision of the
+// translates only the gateways they affect (see [resources.Change]). Every
+// output is written with the revision of the
 // resources bucket it was computed from (bus.WithSourceRevision), and only
 // when it differs from what is stored. Each gateway's translation is one
 // OpenTelemetry span (tracer "gatewire/translator"), a child of the trace of

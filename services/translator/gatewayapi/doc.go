@@ -3,10 +3,26 @@
 // spec of the proxy that serves it.
 //
 // [Translate] is a pure function of the [resources.Index]: the same objects
-// give the same Result, whichever replica runs it. It runs an ordered list of
-// small processors over a per-call translation (see translate.go); each reads
-// the inputs and what earlier processors recorded, and adds its part. Nothing
-// is kept between calls.
+// give the same Result, whichever replica runs it. It is made of three
+// stages, each a function of explicit inputs:
+//
+//   - the gateway's context (buildContext): its listeners and those of the
+//     ListenerSets it allows, validated, with their certificates;
+//   - a route unit per HTTPRoute and GRPCRoute (routeUnit): its IR routes,
+//     backends, attachments and status, from the context, the route and
+//     the objects it names, read through a [resources.View] that records
+//     what was read;
+//   - the assembly (translation): an ordered list of small processors that
+//     place the units on the IR listeners' virtual hosts, translate the L4
+//     routes and BackendTLSPolicies, and set the Gateway's and ListenerSets'
+//     conditions.
+//
+// A [Translator] keeps the context and the units of each gateway and
+// reuses them while what they read is unchanged; when only routes and the
+// objects they name changed, it patches its last translation with the
+// units the changes touch instead of assembling the gateway again (see
+// patch.go). The results are the same as Translate's: the translator's
+// property tests check it after thousands of random changes.
 //
 // # What is ours
 //
