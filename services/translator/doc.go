@@ -34,14 +34,27 @@
 //
 // The [Service] keeps the index up to date from the resources bucket. Once
 // the bucket's initial content is read it translates every gateway it owns
-// (and removes outputs that no longer have a gateway); then it gathers
-// changes for GATEWIRE_TRANSLATOR_DEBOUNCE after the first one and
-// translates only the gateways they affect (see [resources.Change]). Every
-// output is written with the revision of the
-// resources bucket it was computed from (bus.WithSourceRevision), and only
-// when it differs from what is stored. Each gateway's translation is one
-// OpenTelemetry span (tracer "gatewire/translator"), a child of the trace of
-// the latest change that affected it.
+// (and removes outputs that no longer have a gateway); then it translates
+// only the gateways that changes affect (see [resources.Change]), as soon
+// as no change is waiting in its watch (or after
+// GATEWIRE_TRANSLATOR_DEBOUNCE when set), so that a lone edit is
+// translated at once and a burst in a few translations.
+//
+// The providers mark the resources bucket while they sync (busv1.SyncMark
+// under bus.SyncKey): while any provider says SYNCING, until the mark's
+// deadline, the service translates nothing and lets changes gather; when
+// the last says SYNCED it translates what they affect, once. So the first
+// configuration of a gateway is translated from everything the providers
+// had at start, after a provider restart too, and a provider's batch of
+// changes is translated once.
+//
+// Every output is written with the revision of the resources bucket it was
+// computed from (bus.WithSourceRevision), and only when it differs from
+// what is stored: the xDS first, then the statuses and the proxy spec, and
+// the IR, the largest output and one for people and tools, up to 250ms
+// later with those of other gateways translated meanwhile. Each gateway's
+// translation is one OpenTelemetry span (tracer "gatewire/translator"), a
+// child of the trace of the latest change that affected it.
 //
 // # Replicas
 //
