@@ -3,6 +3,7 @@ package translator
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -229,19 +230,21 @@ func (s *Service) apply(ctx context.Context, st *session, e *bus.Entry) {
 	switch {
 	case e.Op == bus.OpDelete:
 		change = st.idx.Remove(kind, ns, name)
+		st.gate.decoded(e.Key)
 	case e.Err != nil:
-		s.log.Warn("resource value does not decode, keeping its last value", "key", e.Key, "err", e.Err)
+		s.undecodable(st, e.Key, kind, ns, name, e.Err)
 		return
 	default:
 		r, ok := e.Value.(*busv1.Resource)
 		if !ok || r.GetKind() != kind || r.GetNamespace() != ns || r.GetName() != name {
-			s.log.Warn("resource value does not match its key, ignoring it", "key", e.Key)
+			s.undecodable(st, e.Key, kind, ns, name, errors.New("the value does not match its key"))
 			return
 		}
 		if change, err = st.idx.Apply(r); err != nil {
-			s.log.Warn("resource object does not decode, keeping its last value", "key", e.Key, "origin", r.GetOrigin(), "err", err)
+			s.undecodable(st, e.Key, kind, ns, name, err)
 			return
 		}
+		st.gate.decoded(e.Key)
 	}
 	if !st.synced {
 		return

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
@@ -119,5 +121,63 @@ func TestSyncMarksHoldTranslation(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("a SYNCING mark past its deadline still holds translation")
+	}
+}
+
+// TestUndecodableValueIsUnknown: a translator that starts while a route's
+// key holds a value that does not decode, and has no earlier value of it,
+// does not publish the gateway without the route; once the value is
+// written again it publishes the gateway with it.
+func TestUndecodableValueIsUnknown(t *testing.T) {
+	b := bustest.New(t)
+	gwKey := bus.GatewayKey("bench", "eg")
+	putYAMLString(t, b, gatewaytest.GatewayClass()+gatewaytest.Gateway("bench", "eg"))
+	for i := range 3 {
+		putYAMLString(t, b, gatewaytest.TenantRoute("bench", "eg", i)+gatewaytest.TenantBackends("bench", i))
+	}
+	first, stop := startService(t, b)
+	waitReady(t, first)
+	before := waitFor(t, b, bus.XDS, gwKey, func(e *bus.Entry) bool { return e != nil })
+	stop()
+
+	key := bus.ResourceKey("HTTPRoute", "bench", "route-1")
+	good, err := b.Get(context.Background(), bus.Resources, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	garbage := &nats.Msg{Subject: "$KV." + b.BucketName(bus.Resources) + "." + key, Header: nats.Header{}, Data: []byte{0xff, 0xff, 0x01}}
+	garbage.Header.Set(bus.HeaderType, "gatewire.bus.v1.Resource")
+	if err := b.Conn().PublishMsg(garbage); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Conn().Flush(); err != nil {
+		t.Fatal(err)
+	}
+	got := commits(t, b, gwKey)
+	<-got // the commit as the first translator left it
+	second, _ := startService(t, b)
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case n := <-got:
+			t.Fatalf("published a snapshot of %d virtual hosts while route-1 was unknown", n)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if second.Ready() {
+			t.Fatal("the translator translated its gateways while route-1 was unknown")
+		}
+	}
+	if _, err := b.Put(context.Background(), bus.Resources, key, good.Value); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case n := <-got:
+		t.Fatalf("published %d virtual hosts; the snapshot before the restart is complete and should stay", n)
+	case <-time.After(time.Second):
+	}
+	waitReady(t, second)
+	after := waitFor(t, b, bus.XDS, gwKey, func(e *bus.Entry) bool { return e != nil })
+	if after.Value.(*busv1.XdsSnapshot).GetVersion() != before.Value.(*busv1.XdsSnapshot).GetVersion() {
+		t.Fatalf("the snapshot changed from %s to %s", before.Value.(*busv1.XdsSnapshot).GetVersion(), after.Value.(*busv1.XdsSnapshot).GetVersion())
 	}
 }

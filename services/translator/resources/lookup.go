@@ -163,3 +163,47 @@ func NamespaceOr(ns *gatewayv1.Namespace, def string) string {
 // HasBackendTLSPolicies reports whether the index holds any
 // BackendTLSPolicy.
 func (x *Index) HasBackendTLSPolicies() bool { return len(x.policies) > 0 }
+
+// Has reports whether the index holds the object kind namespace/name.
+func (x *Index) Has(kind, namespace, name string) bool {
+	nn := types.NamespacedName{Namespace: namespace, Name: name}
+	switch kind {
+	case KindGatewayClass:
+		return x.classes[name] != nil
+	case KindGateway:
+		return x.gateways[nn] != nil
+	case KindHTTPRoute:
+		return x.httpRoutes[nn] != nil
+	case KindGRPCRoute:
+		return x.grpcRoutes[nn] != nil
+	case KindTLSRoute:
+		return x.tlsRoutes[nn] != nil
+	case KindTCPRoute:
+		return x.tcpRoutes[nn] != nil
+	case KindUDPRoute:
+		return x.udpRoutes[nn] != nil
+	case KindReferenceGrant:
+		return x.grants[nn] != nil
+	case KindBackendTLSPolicy:
+		return x.policies[nn] != nil
+	case KindService:
+		return x.services[nn] != nil
+	case KindEndpointSlice:
+		return x.endpointSlices[nn] != nil
+	case KindNamespace:
+		return x.namespaces[name] != nil
+	case KindSecret:
+		return x.secrets[nn] != nil
+	case KindConfigMap:
+		return x.configMaps[nn] != nil
+	case KindListenerSet:
+		return x.listenerSets.objects[nn] != nil
+	}
+	return false
+}
+
+// Known reports whether the index holds objects of kind.
+func Known(kind string) bool {
+	_, ok := kinds[kind]
+	return ok
+}
