@@ -17,7 +17,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
+
+	"github.com/gatewire/gatewire/pkg/buildinfo"
 )
 
 // command is one subcommand.
@@ -32,14 +35,13 @@ var commands = []command{
 	{"status", "print what the bus holds of each gateway: conditions, xDS snapshot, rejections, addresses", runStatus},
 	{"tap", "print every change on the bus, decoded to JSON", runTap},
 	{"translate", "translate Gateway API manifests offline: status, IR or xDS", runTranslate},
-	{"version", "print the version", func(_ context.Context, _ []string, w io.Writer) error {
-		_, err := fmt.Fprintln(w, "gatewire", version)
-		return err
-	}},
+	{"version", "print the version and the commit it was built from", runVersion},
 }
 
-// version is set at link time with -X main.version=...
-var version = "dev"
+func runVersion(_ context.Context, _ []string, w io.Writer) error {
+	_, err := fmt.Fprintf(w, "gatewire %s (commit %s, %s)\n", buildinfo.Version(), buildinfo.Commit(), runtime.Version())
+	return err
+}
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "gatewire: an Envoy control plane for the Kubernetes Gateway API, on NATS JetStream.")
