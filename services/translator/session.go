@@ -157,6 +157,7 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error
 				return err
 			}
 		}
+		observePending(st)
 		if st.synced && debounce == nil && st.dirty() {
 			debounce = time.After(s.cfg.Debounce)
 		}
