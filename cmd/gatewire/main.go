@@ -3,6 +3,7 @@
 //	gatewire standalone            embedded NATS and all four services in one process
 //	gatewire status [ns/gateway]   what the bus holds of each gateway
 //	gatewire config-dump ns/gateway   what the gateway's Envoys are served, as Envoy's /config_dump
+//	gatewire bootstrap ns/gateway     the Envoy bootstrap the infra service writes for the gateway
 //	gatewire tap [bucket] [keys]   print every change on the bus, decoded to JSON
 //	gatewire translate -f FILE...  translate manifests offline: status, IR or xDS
 //	gatewire version
@@ -35,6 +36,7 @@ var commands = []command{
 	{"standalone", "run an embedded NATS server and the four services in one process", runStandalone},
 	{"status", "print what the bus holds of each gateway: conditions, xDS snapshot, rejections, addresses", runStatus},
 	{"config-dump", "print what a gateway's Envoys are served, shaped as Envoy's /config_dump", runConfigDump},
+	{"bootstrap", "print the Envoy bootstrap the infra service writes for a gateway", runBootstrap},
 	{"tap", "print every change on the bus, decoded to JSON", runTap},
 	{"translate", "translate Gateway API manifests offline: status, IR or xDS", runTranslate},
 	{"version", "print the version and the commit it was built from", runVersion},
