@@ -16,6 +16,7 @@
 //	xds          <namespace>.<gateway>.<kind>.<name>   busv1.XdsResource translator (one resource)
 //	infra        <namespace>.<gateway>                 busv1.Proxy      translator
 //	members      translator.<replica id>               busv1.Member     translator (bucket TTL)
+//	proxies      <gw ns>.<gw>.<replica>.<stream>       busv1.ProxyStatus xds (bucket TTL; see [Proxies])
 //
 // The layout of the xds bucket, a commit per gateway and one key per
 // resource so that a change writes only what changed, is package
