@@ -56,11 +56,15 @@ func instruments() *busMetrics {
 }
 
 func (m *busMetrics) wrote(ctx context.Context, bucket Bucket, op string, err error) {
+	failed := int64(0)
 	if err != nil {
-		m.writeErrors.Add(ctx, 1, metric.WithAttributes(attribute.String("bucket", string(bucket))))
-		return
+		failed = 1
+	} else {
+		m.writes.Add(ctx, 1, metric.WithAttributes(attribute.String("bucket", string(bucket)), attribute.String("op", op)))
 	}
-	m.writes.Add(ctx, 1, metric.WithAttributes(attribute.String("bucket", string(bucket)), attribute.String("op", op)))
+	// Also 0 on success, so that the series exists before the first
+	// failure and a rate over it is 0 rather than nothing.
+	m.writeErrors.Add(ctx, failed, metric.WithAttributes(attribute.String("bucket", string(bucket))))
 }
 
 // watchStats is what one watch reports to the gauges.

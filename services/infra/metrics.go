@@ -42,6 +42,10 @@ func observeApply(ctx context.Context, mode string, c change, err error) {
 	}
 	if err == nil {
 		instruments().applied.Add(ctx, 1, metric.WithAttributes(attribute.String("mode", mode), attribute.String("op", op)))
+		// The error series exist from the first apply, at 0, so that a
+		// rate over them is 0 rather than nothing.
+		observeErrors(ctx, mode, op, "failed", 0)
+		observeErrors(ctx, mode, op, "invalid", 0)
 		return
 	}
 	if ctx.Err() != nil {
@@ -56,6 +60,10 @@ func observeApply(ctx context.Context, mode string, c change, err error) {
 
 // observeError counts one failure.
 func observeError(ctx context.Context, mode, op, reason string) {
-	instruments().errors.Add(ctx, 1, metric.WithAttributes(
+	observeErrors(ctx, mode, op, reason, 1)
+}
+
+func observeErrors(ctx context.Context, mode, op, reason string, n int64) {
+	instruments().errors.Add(ctx, n, metric.WithAttributes(
 		attribute.String("mode", mode), attribute.String("op", op), attribute.String("reason", reason)))
 }

@@ -57,13 +57,17 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "bootstrap removed", func() bool { return !exists(path) })
-	eventually(t, "the bad value counted", func() bool {
-		return counters(t, reader)["gatewire_infra_errors_total host apply invalid"] == 1
+	eventually(t, "the bad value and the removal counted", func() bool {
+		c := counters(t, reader)
+		return c["gatewire_infra_errors_total host apply invalid"] == 1 && c["gatewire_infra_proxies_applied_total host remove"] == 1
 	})
 	got := counters(t, reader)
+	if _, ok := got["gatewire_infra_errors_total host apply failed"]; !ok {
+		t.Error("no series of failed applies at 0")
+	}
 	for key, want := range map[string]int64{
-		"gatewire_infra_proxies_applied_total host apply":  1,
-		"gatewire_infra_proxies_applied_total host remove": 1,
+		"gatewire_infra_proxies_applied_total host apply": 1,
+		"gatewire_infra_errors_total host apply failed":   0,
 	} {
 		if got[key] != want {
 			t.Errorf("%s = %d, want %d (all: %v)", key, got[key], want, got)
