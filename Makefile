@@ -70,6 +70,10 @@ images: ## Build the image of each service, $(IMAGE_REPO)/<service>:$(IMAGE_TAG)
 			-t $(IMAGE_REPO)/$$s:$(IMAGE_TAG) . ; \
 	done
 
+.PHONY: manifests
+manifests: ## Tag gatewire's images in deploy/k8s/base with $(VERSION), the tag that make images gives them.
+	sed -i -E '/name: ghcr\.io\/gatewire\//{n;s/newTag: .*/newTag: $(VERSION)/;}' deploy/k8s/base/kustomization.yaml
+
 .PHONY: proto
 proto: ## Regenerate the Go code of proto/ with the pinned generators.
 	./hack/proto.sh
