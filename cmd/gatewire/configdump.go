@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/xdsbucket"
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
 
 // readTimeout bounds how long a command waits for the bus.
@@ -58,7 +60,7 @@ func runConfigDump(ctx context.Context, args []string, stdout io.Writer) error {
 	defer closeBus()
 	ctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
-	snap, err := xdsbucket.Read(ctx, b, bus.GatewayKey(ns, gw))
+	snap, err := readSnapshot(ctx, b, bus.GatewayKey(ns, gw))
 	if errors.Is(err, xdsbucket.ErrNoCommit) {
 		return fmt.Errorf("gateway %s/%s: the xds bucket has no snapshot of it (not a gatewire Gateway, or not translated yet; see gatewire status)", ns, gw)
 	}
@@ -70,6 +72,25 @@ func runConfigDump(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("gateway %s/%s: %w", ns, gw, err)
 	}
 	return printProto(stdout, *format, dump)
+}
+
+// readSnapshot reads the snapshot of a gateway from the xds bucket with
+// its resources inline. A value written before the bucket held one key
+// per resource holds them inline already: it is taken as it is.
+func readSnapshot(ctx context.Context, b *bus.Bus, gatewayKey string) (*busv1.XdsSnapshot, error) {
+	snap, err := xdsbucket.Read(ctx, b, gatewayKey)
+	if !errors.Is(err, xdsbucket.ErrIncomplete) {
+		return snap, err
+	}
+	e, getErr := b.Get(ctx, bus.XDS, gatewayKey)
+	if getErr != nil {
+		return nil, err
+	}
+	if inline, ok := e.Value.(*busv1.XdsSnapshot); ok && slices.ContainsFunc(inline.GetResources(),
+		func(t *busv1.TypedResources) bool { return len(t.GetResources()) > 0 }) {
+		return inline, nil
+	}
+	return nil, err
 }
 
 // gatewayArg reads the one namespace/name argument of a command.
