@@ -1,9 +1,12 @@
 // Package main is gatewire, the project's one command-line tool.
 //
-//	gatewire standalone            embedded NATS and all four services in one process
-//	gatewire status [ns/gateway]   what the bus holds of each gateway
-//	gatewire tap [bucket] [keys]   print every change on the bus, decoded to JSON
-//	gatewire translate -f FILE...  translate manifests offline: status, IR or xDS
+//	gatewire standalone               embedded NATS and all four services in one process
+//	gatewire status [ns/gateway]      what the bus holds of each gateway
+//	gatewire proxy-status [ns/gw]     the connected Envoys and whether each holds its gateway's config
+//	gatewire config-dump ns/gateway   what the gateway's Envoys are served, as Envoy's /config_dump
+//	gatewire bootstrap ns/gateway     the Envoy bootstrap the infra service writes for the gateway
+//	gatewire tap [bucket] [keys]      print every change on the bus, decoded
+//	gatewire translate -f FILE...     translate manifests offline: status, IR or xDS
 //	gatewire version
 //
 // Every subcommand answers -h with its flags and environment variables.
@@ -17,7 +20,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
+
+	"github.com/gatewire/gatewire/pkg/buildinfo"
 )
 
 // command is one subcommand.
@@ -30,16 +36,18 @@ type command struct {
 var commands = []command{
 	{"standalone", "run an embedded NATS server and the four services in one process", runStandalone},
 	{"status", "print what the bus holds of each gateway: conditions, xDS snapshot, rejections, addresses", runStatus},
-	{"tap", "print every change on the bus, decoded to JSON", runTap},
+	{"proxy-status", "print every connected Envoy and proxyless client and whether it holds its gateway's config", runProxyStatus},
+	{"config-dump", "print what a gateway's Envoys are served, shaped as Envoy's /config_dump", runConfigDump},
+	{"bootstrap", "print the Envoy bootstrap the infra service writes for a gateway", runBootstrap},
+	{"tap", "print every change on the bus, decoded", runTap},
 	{"translate", "translate Gateway API manifests offline: status, IR or xDS", runTranslate},
-	{"version", "print the version", func(_ context.Context, _ []string, w io.Writer) error {
-		_, err := fmt.Fprintln(w, "gatewire", version)
-		return err
-	}},
+	{"version", "print the version and the commit it was built from", runVersion},
 }
 
-// version is set at link time with -X main.version=...
-var version = "dev"
+func runVersion(_ context.Context, _ []string, w io.Writer) error {
+	_, err := fmt.Fprintf(w, "gatewire %s (commit %s, %s)\n", buildinfo.Version(), buildinfo.Commit(), runtime.Version())
+	return err
+}
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "gatewire: an Envoy control plane for the Kubernetes Gateway API, on NATS JetStream.")

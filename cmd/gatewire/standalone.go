@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/gatewire/gatewire/pkg/buildinfo"
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/service"
 	"github.com/gatewire/gatewire/pkg/telemetry"
@@ -90,7 +91,8 @@ func runStandalone(ctx context.Context, args []string, stdout io.Writer) error {
 		return usageError("configuration:\n%v", err)
 	}
 	log := cfg.base.Logger()
-	tel, err := telemetry.Setup(ctx, "gatewire-standalone")
+	log.Info("gatewire standalone starting", "version", buildinfo.Version(), "commit", buildinfo.Commit())
+	tel, err := telemetry.Setup(ctx, "gatewire-standalone", telemetry.WithLogger(log))
 	if err != nil {
 		return err
 	}

@@ -2,16 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
-	"sync"
 
 	"github.com/nats-io/nats.go"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	_ "github.com/gatewire/gatewire/proto/gatewire/bus/v1" // registers the bus payloads
@@ -19,34 +17,31 @@ import (
 	_ "github.com/gatewire/gatewire/services/xds"          // registers the Envoy types the xds bucket holds
 )
 
-// tapLine is one printed change.
-type tapLine struct {
-	Bucket         string          `json:"bucket"`
-	Key            string          `json:"key"`
-	Op             string          `json:"op"`
-	Revision       uint64          `json:"revision"`
-	SourceRevision uint64          `json:"sourceRevision,omitempty"`
-	Type           string          `json:"type,omitempty"`
-	Traceparent    string          `json:"traceparent,omitempty"`
-	Value          json.RawMessage `json:"value,omitempty"`
-	Error          string          `json:"error,omitempty"`
-}
-
 func runTap(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("tap", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: gatewire tap [flags] [bucket] [key pattern]")
-		fmt.Fprintln(fs.Output(), "\nPrints the current value of every matching key, then every change, one JSON object a line.")
-		fmt.Fprintln(fs.Output(), "bucket is one of resources, status, ir, xds, infra, members (default: all); the key")
-		fmt.Fprintln(fs.Output(), "pattern uses NATS wildcards, for example 'HTTPRoute.default.*' (default '>').\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "\nPrints the current value of every matching key, then every change, decoded: a line per")
+		fmt.Fprintln(fs.Output(), "change and its value as YAML, or with -o json one JSON object a line. Kubernetes objects and")
+		fmt.Fprintln(fs.Output(), "xDS resources are printed decoded. bucket is one of resources, status, ir, xds, infra,")
+		fmt.Fprintln(fs.Output(), "members, proxies (default: all but members and proxies, rewritten every few seconds; see")
+		fmt.Fprintln(fs.Output(), "-members and -all);")
+		fmt.Fprintln(fs.Output(), "the key pattern uses NATS wildcards, for example 'HTTPRoute.default.*' (default '>').\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	conn := busFlags(fs)
 	changes := fs.Bool("changes", false, "print only changes, not the current values")
+	members := fs.Bool("members", false, "also print the translators' heartbeats (the members bucket)")
+	all := fs.Bool("all", false, "print every bucket, the translators' heartbeats and the xDS streams' status (proxies) included")
+	format := fs.String("o", "text", "output format: text (for people) or json (one object a line)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	buckets, pattern, err := tapArgs(fs.Args())
+	buckets, pattern, err := tapArgs(fs.Args(), *members || *all, *all)
+	if err != nil {
+		return err
+	}
+	printer, err := newTapPrinter(*format, stdout)
 	if err != nil {
 		return err
 	}
@@ -55,7 +50,7 @@ func runTap(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer closeBus()
-	return tap(ctx, b, buckets, pattern, !*changes, stdout)
+	return tap(ctx, b, buckets, pattern, !*changes, printer)
 }
 
 // busConn holds the flags that name an installation's bus.
@@ -84,11 +79,20 @@ func (c busConn) open(ctx context.Context, name string, opts ...nats.Option) (b 
 	return b, nc.Close, nil
 }
 
-func tapArgs(args []string) ([]bus.Bucket, string, error) {
+// tapArgs reads the bucket and key pattern arguments. Without a bucket,
+// it is every bucket but those rewritten on a timer: the translators'
+// heartbeats (members) unless withMembers, and the xDS streams' status
+// (proxies) unless withProxies.
+func tapArgs(args []string, withMembers, withProxies bool) ([]bus.Bucket, string, error) {
 	if len(args) > 2 {
 		return nil, "", usageError("want at most a bucket and a key pattern, got %q", args)
 	}
 	buckets, pattern := bus.Buckets, ">"
+	if len(args) == 0 || args[0] == "all" {
+		buckets = slices.DeleteFunc(slices.Clone(bus.Buckets), func(b bus.Bucket) bool {
+			return (b == bus.Members && !withMembers) || (b == bus.Proxies && !withProxies)
+		})
+	}
 	if len(args) > 0 && args[0] != "all" {
 		buckets = nil
 		for _, b := range bus.Buckets {
@@ -104,60 +108,6 @@ func tapArgs(args []string) ([]bus.Bucket, string, error) {
 		pattern = args[1]
 	}
 	return buckets, pattern, nil
-}
-
-// tap prints the entries of buckets matching pattern until ctx is done.
-func tap(ctx context.Context, b *bus.Bus, buckets []bus.Bucket, pattern string, initial bool, w io.Writer) error {
-	var (
-		mu sync.Mutex
-		wg sync.WaitGroup
-	)
-	enc := json.NewEncoder(w)
-	for _, bucket := range buckets {
-		watcher, err := b.Watch(ctx, bucket, pattern)
-		if err != nil {
-			return err
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer watcher.Stop()
-			synced := false
-			for e := range watcher.Updates() {
-				if e == nil {
-					synced = true
-					continue
-				}
-				if !synced && !initial {
-					continue
-				}
-				mu.Lock()
-				_ = enc.Encode(tapEntry(e))
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return nil
-}
-
-func tapEntry(e *bus.Entry) tapLine {
-	l := tapLine{
-		Bucket: string(e.Bucket), Key: e.Key, Op: e.Op.String(), Revision: e.Revision,
-		SourceRevision: e.SourceRevision, Type: e.Header.Get(bus.HeaderType),
-		Traceparent: e.Header.Get("traceparent"),
-	}
-	if e.Err != nil {
-		l.Error = e.Err.Error()
-	}
-	if e.Value != nil {
-		if data, err := protojson.Marshal(e.Value); err != nil {
-			l.Error = err.Error()
-		} else {
-			l.Value = data
-		}
-	}
-	return l
 }
 
 func envOr(name, def string) string {

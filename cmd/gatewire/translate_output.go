@@ -16,9 +16,6 @@ import (
 	"github.com/gatewire/gatewire/services/provider/manifest"
 )
 
-// redacted replaces private keys in printed xDS secrets.
-const redacted = "[redacted]"
-
 // render returns the documents to print for output.
 func render(output string, objects []manifest.Object, t translated) ([]any, error) {
 	switch output {

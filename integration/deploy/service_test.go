@@ -32,7 +32,7 @@ func checkService(t *testing.T, idx objects, ws map[string]workload, s service, 
 		t.Fatalf("Deployment %s: want one container named %s", name, s.name)
 	}
 	c := pod.Containers[0]
-	if img := "ghcr.io/gatewire/" + s.name + ":latest"; c.Image != img {
+	if img := "ghcr.io/gatewire/" + s.name + ":" + releaseTag(t); c.Image != img {
 		t.Errorf("%s: image %s, want %s", name, c.Image, img)
 	}
 	env := map[string]string{

@@ -25,7 +25,7 @@ const (
 )
 
 // Buckets lists every bucket, in data-flow order.
-var Buckets = []Bucket{Resources, Status, IR, XDS, Infra, Members}
+var Buckets = []Bucket{Resources, Status, IR, XDS, Infra, Members, Proxies}
 
 // Errors returned by the bus. They work with errors.Is.
 var (
@@ -59,6 +59,8 @@ type options struct {
 	replicas  int
 	memberTTL time.Duration
 	openOnly  bool
+
+	proxiesTTL time.Duration
 }
 
 // Option configures a Bus.
@@ -131,7 +133,7 @@ func validToken(s string) bool {
 // idempotent: many services may call it at once. The caller keeps ownership
 // of nc.
 func New(ctx context.Context, nc *nats.Conn, opts ...Option) (*Bus, error) {
-	o := options{system: "gatewire", storage: jetstream.FileStorage, replicas: 1, memberTTL: 5 * time.Second}
+	o := options{system: "gatewire", storage: jetstream.FileStorage, replicas: 1, memberTTL: 5 * time.Second, proxiesTTL: defaultProxiesTTL}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -150,11 +152,11 @@ func New(ctx context.Context, nc *nats.Conn, opts ...Option) (*Bus, error) {
 			Storage:     o.storage,
 			Replicas:    o.replicas,
 		}
-		switch bucket {
-		case Members:
-			cfg.TTL = o.memberTTL
-			cfg.LimitMarkerTTL = o.memberTTL
-		case XDS:
+		if ttl := o.ttl(bucket); ttl > 0 {
+			cfg.TTL = ttl
+			cfg.LimitMarkerTTL = ttl
+		}
+		if bucket == XDS {
 			// Resource keys are purged with a TTL on the marker
 			// (Batch.Purge), which needs message TTLs.
 			cfg.LimitMarkerTTL = MarkerTTL

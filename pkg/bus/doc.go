@@ -16,6 +16,7 @@
 //	xds          <namespace>.<gateway>.<kind>.<name>   busv1.XdsResource translator (one resource)
 //	infra        <namespace>.<gateway>                 busv1.Proxy      translator
 //	members      translator.<replica id>               busv1.Member     translator (bucket TTL)
+//	proxies      <gw ns>.<gw>.<replica>.<stream>       busv1.ProxyStatus xds (bucket TTL; see [Proxies])
 //
 // The layout of the xds bucket, a commit per gateway and one key per
 // resource so that a change writes only what changed, is package
@@ -43,9 +44,11 @@
 // Every message carries Gatewire-Type (the full name of its proto message, so
 // a tap can decode any value), the W3C trace context of the writer
 // (traceparent, tracestate), and on outputs Gatewire-Source-Revision: the
-// revision of the resources bucket the output was computed from. Writers may
-// add headers of their own ([WithHeader]); a [HeadersOnly] watch reads them
-// without the values.
+// revision of the resources bucket the output was computed from. A
+// provider stamps what it publishes with Gatewire-Published, the time of
+// the change, which the translator carries onto the outputs of the change
+// ([HeaderPublished]). Writers may add headers of their own
+// ([WithHeader]); a [HeadersOnly] watch reads them without the values.
 //
 // The members bucket has a TTL ([WithMemberTTL]): a heartbeat that is not
 // renewed ages out, and the server leaves a deletion marker in its place,

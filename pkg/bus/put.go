@@ -122,6 +122,23 @@ func (b *Bus) write(ctx context.Context, bucket Bucket, key string, data []byte,
 	if _, err := b.bucket(bucket); err != nil {
 		return 0, err
 	}
+	rev, err := b.writeCAS(ctx, bucket, key, data, h, opts)
+	// A refusal as stale or a lost compare-and-set is the protocol at
+	// work, not a failure.
+	if !errors.Is(err, ErrStale) && !errors.Is(err, ErrConflict) {
+		instruments().wrote(ctx, bucket, opName(h), err)
+	}
+	return rev, err
+}
+
+func opName(h nats.Header) string {
+	if isDeletion(h) {
+		return "delete"
+	}
+	return "put"
+}
+
+func (b *Bus) writeCAS(ctx context.Context, bucket Bucket, key string, data []byte, h nats.Header, opts []PutOption) (uint64, error) {
 	var o putOptions
 	for _, opt := range opts {
 		opt(&o)

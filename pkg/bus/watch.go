@@ -49,12 +49,17 @@ type Entry struct {
 	Err error
 }
 
-// Context returns parent carrying the trace context of the entry's writer.
+// Context returns parent carrying the trace context of the entry's writer
+// and the publication time of its change ([HeaderPublished]), if any.
 func (e *Entry) Context(parent context.Context) context.Context {
 	if e == nil || e.Header == nil {
 		return parent
 	}
-	return propagator.Extract(parent, headerCarrier(e.Header))
+	ctx := propagator.Extract(parent, headerCarrier(e.Header))
+	if t, ok := e.Published(); ok {
+		ctx = ContextWithPublished(ctx, t)
+	}
+	return ctx
 }
 
 func (b *Bus) entry(ctx context.Context, bucket Bucket, key string, rev uint64, h nats.Header, data []byte) *Entry {
@@ -95,6 +100,7 @@ type Watcher struct {
 	once    sync.Once
 	// synced is the revision of the initial sync; see SyncedRevision.
 	synced atomic.Uint64
+	stats  *watchStats
 }
 
 // WatchOption changes what a watch delivers.
@@ -158,6 +164,7 @@ func (b *Bus) Watch(ctx context.Context, bucket Bucket, pattern string, opts ...
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Watcher{updates: make(chan *Entry, 64), cancel: cancel, done: make(chan struct{})}
+	w.stats = watches.add(bucket, w.updates)
 	pending := cons.CachedInfo().NumPending
 	go func() {
 		<-ctx.Done()
@@ -170,6 +177,7 @@ func (b *Bus) Watch(ctx context.Context, bucket Bucket, pattern string, opts ...
 func (b *Bus) follow(ctx context.Context, w *Watcher, bucket Bucket, iter jetstream.MessagesContext, pending uint64, o watchOptions) {
 	defer close(w.done)
 	defer close(w.updates)
+	defer watches.remove(w.stats)
 	prefix := b.subject(bucket, "")
 	synced := false
 	send := func(e *Entry) bool {
@@ -204,6 +212,7 @@ func (b *Bus) follow(ctx context.Context, w *Watcher, bucket Bucket, iter jetstr
 		if err != nil {
 			continue
 		}
+		w.stats.observe(meta.Timestamp, meta.NumPending)
 		key := strings.TrimPrefix(m.Subject(), prefix)
 		var e *Entry
 		if o.headersOnly {

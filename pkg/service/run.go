@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/gatewire/gatewire/pkg/buildinfo"
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/telemetry"
 )
@@ -44,6 +45,7 @@ func Main(name, adminAddress string, cfg any, build Build) {
 		os.Exit(2)
 	}
 	log := base.Logger().With("service", name)
+	log.Info("service starting", "version", buildinfo.Version(), "commit", buildinfo.Commit())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, name, base, log, build); err != nil {
@@ -53,7 +55,7 @@ func Main(name, adminAddress string, cfg any, build Build) {
 }
 
 func run(ctx context.Context, name string, base Base, log *slog.Logger, build Build) error {
-	tel, err := telemetry.Setup(ctx, "gatewire-"+name)
+	tel, err := telemetry.Setup(ctx, "gatewire-"+name, telemetry.WithLogger(log))
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,9 @@ func (s *Set) Assemble(commit *busv1.XdsSnapshot) (*busv1.XdsSnapshot, error) {
 	}
 	out := &busv1.XdsSnapshot{NodeCluster: commit.GetNodeCluster(), Version: commit.GetVersion(),
 		SourceRevision: commit.GetSourceRevision()}
+	if p := commit.GetProxyless(); p != nil {
+		out.Proxyless = &busv1.TypedResources{TypeUrl: p.GetTypeUrl(), Version: p.GetVersion()}
+	}
 	var routes map[string][]byte
 	for _, typed := range commit.GetResources() {
 		url := typed.GetTypeUrl()

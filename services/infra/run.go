@@ -149,6 +149,7 @@ func (s *Service) prune(ctx context.Context, keys map[string]bool) bool {
 	if err := s.prov.Prune(ctx, keep); err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("infra prune failed", "err", err, "retry_in", retryInterval)
+			observeError(ctx, s.cfg.Mode, "prune", "failed")
 		}
 		return false
 	}
@@ -176,6 +177,7 @@ func (s *Service) handle(ctx context.Context, e *bus.Entry, failed map[string]ch
 	c, err := changeOf(e)
 	if err != nil {
 		s.log.Error("infra entry skipped", "key", e.Key, "revision", e.Revision, "err", err)
+		observeError(ctx, s.cfg.Mode, "apply", "invalid")
 		return
 	}
 	delete(failed, e.Key)
@@ -205,7 +207,8 @@ func (s *Service) retry(ctx context.Context, failed map[string]change) {
 	}
 }
 
-func (s *Service) apply(ctx context.Context, c change) error {
+func (s *Service) apply(ctx context.Context, c change) (err error) {
+	defer func() { observeApply(ctx, s.cfg.Mode, c, err) }()
 	if c.proxy == nil {
 		return s.prov.Remove(ctx, c.namespace, c.name)
 	}

@@ -35,6 +35,7 @@ func (s *Service) translateGateway(ctx context.Context, st *session, gw types.Na
 	start := time.Now()
 	out, how := s.retranslate(st, gw, w)
 	span.SetAttributes(attribute.String("gatewire.work", how))
+	observeTranslation(ctx, gw, how, time.Since(start))
 	if out == nil {
 		delete(st.last, gw)
 		delete(st.irPending, gw)
@@ -188,7 +189,7 @@ func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 	defer cancel()
 	opts := []bus.PutOption{bus.WithSourceRevision(st.revision),
-		bus.WithHeader(headerDigest, fp.String()), bus.WithHeader(headerWriter, s.id)}
+		bus.WithHeader(headerDigest, fp.String()), bus.WithHeader(headerWriter, s.id), bus.WithPublishedFrom(ctx)}
 	rev, err := uint64(0), bus.ErrConflict
 	if expect, ok := st.ledger.expected(b, key, st.revision); ok {
 		rev, err = s.bus.Put(ctx, b, key, msg, append(slices.Clip(opts), bus.WithRevision(expect))...)
@@ -204,6 +205,7 @@ func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string
 	case err != nil:
 		return err
 	}
+	observeOutput(ctx, b, "put")
 	large := int64(proto.Size(msg)) > s.bus.Conn().MaxPayload()/2
 	st.ledger.wrote(b, key, fp, rev, st.revision, large)
 	return nil
@@ -225,6 +227,7 @@ func (s *Service) delete(ctx context.Context, st *session, b bus.Bucket, key str
 	case err != nil:
 		return err
 	}
+	observeOutput(ctx, b, "delete")
 	st.ledger.deleted(b, key)
 	delete(st.sent, sentKey{b, key})
 	return nil

@@ -189,6 +189,7 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error
 				return err
 			}
 		}
+		observePending(st)
 		if !st.synced || !st.dirty() || debounce != nil {
 			continue
 		}

@@ -156,15 +156,21 @@ func (p *Provisioner) Apply(_ context.Context, proxy *busv1.Proxy) error {
 }
 
 func (p *Provisioner) render(proxy *busv1.Proxy) ([]byte, error) {
+	return Render(p.opts, p.instance, proxy)
+}
+
+// Render is the bootstrap file a Provisioner with opts on the host named
+// instance writes for proxy: node.id <namespace>/<gateway>/<instance>.
+func Render(opts Options, instance string, proxy *busv1.Proxy) ([]byte, error) {
 	cluster := proxy.GetNodeCluster()
 	if cluster == "" {
 		cluster = bootstrap.NodeCluster(proxy.GetNamespace(), proxy.GetName())
 	}
 	b, err := bootstrap.Render(bootstrap.Options{
 		Cluster:    cluster,
-		NodeID:     bootstrap.NodeID(cluster, p.instance),
-		XDSAddress: p.opts.XDSAddress,
-		AdminPort:  p.opts.AdminPort,
+		NodeID:     bootstrap.NodeID(cluster, instance),
+		XDSAddress: opts.XDSAddress,
+		AdminPort:  opts.AdminPort,
 	})
 	if err != nil {
 		return nil, err

@@ -125,12 +125,18 @@ func (p *Provisioner) objects(proxy *busv1.Proxy) (*gatewayObjects, error) {
 // bootstrap renders the bootstrap of every Envoy of a gateway. node.id is a
 // placeholder: each pod sets its own with --service-node.
 func (p *Provisioner) bootstrap(cluster string) ([]byte, error) {
+	return Bootstrap(p.opts, cluster)
+}
+
+// Bootstrap is the bootstrap of the ConfigMap a Provisioner with opts
+// makes for the gateway whose node.cluster is cluster.
+func Bootstrap(opts Options, cluster string) ([]byte, error) {
 	b, err := bootstrap.Render(bootstrap.Options{
 		Cluster:       cluster,
 		NodeID:        bootstrap.NodeID(cluster, "pod"),
-		XDSAddress:    p.opts.XDSAddress,
-		AdminPort:     p.opts.AdminPort,
-		ReadinessPort: p.opts.ReadinessPort,
+		XDSAddress:    opts.XDSAddress,
+		AdminPort:     opts.AdminPort,
+		ReadinessPort: opts.ReadinessPort,
 	})
 	if err != nil {
 		return nil, err

@@ -106,7 +106,7 @@ func (p *publisher) sync(ctx context.Context, want map[string]manifest.Object) (
 			continue
 		}
 		opCtx, cancel := context.WithTimeout(ctx, opTimeout)
-		_, err = p.bus.Put(opCtx, bus.Resources, key, res)
+		_, err = p.bus.Put(opCtx, bus.Resources, key, res, bus.WithPublished(time.Now()))
 		cancel()
 		if err != nil {
 			return puts, deletes, fmt.Errorf("put %s: %w", key, err)

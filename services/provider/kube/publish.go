@@ -143,7 +143,7 @@ func (p *publisher) apply(ctx context.Context, k kind, key string, obj client.Ob
 		return nil
 	}
 	ctx, done := p.span(ctx, key, "put")
-	_, err = p.bus.Put(ctx, bus.Resources, key, res)
+	_, err = p.bus.Put(ctx, bus.Resources, key, res, bus.WithPublished(time.Now()))
 	done(err)
 	if err != nil {
 		return fmt.Errorf("put %s: %w", key, err)
