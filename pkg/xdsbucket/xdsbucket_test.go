@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
@@ -225,5 +227,25 @@ func TestStageRefusesForeignValues(t *testing.T) {
 	forged := &busv1.XdsResource{TypeUrl: xdsbucket.ClusterType, Name: "x", Value: []byte("v"), Version: "00"}
 	if r := apply(gw+"."+xdsbucket.Suffix(xdsbucket.KindCluster, forged), forged); r.Err == nil {
 		t.Fatal("a value whose version is not its hash was taken")
+	}
+}
+
+// TestStageRefusesInlineCommits checks that a commit holding its
+// resources inline, as a whole snapshot in memory does, is refused rather
+// than assembled from the keys it never wrote (none: an empty snapshot).
+func TestStageRefusesInlineCommits(t *testing.T) {
+	gw := bus.GatewayKey("default", "gw")
+	stage := xdsbucket.NewStage(nil)
+	whole := &busv1.XdsSnapshot{NodeCluster: "default/gw", Version: "v1", Resources: []*busv1.TypedResources{{
+		TypeUrl: xdsbucket.ClusterType, Resources: []*anypb.Any{{TypeUrl: xdsbucket.ClusterType, Value: []byte("cluster")}},
+	}}}
+	r := stage.Apply(&bus.Entry{Bucket: bus.XDS, Key: gw, Revision: 1, Value: whole})
+	if r.Snapshot != nil || r.Err == nil || !strings.Contains(r.Err.Error(), "inline") {
+		t.Fatalf("inline commit: %+v, want an error saying the resources are inline", r)
+	}
+	proxyless := &busv1.XdsSnapshot{NodeCluster: "default/gw", Version: "v2",
+		ProxylessListeners: []*anypb.Any{{TypeUrl: xdsbucket.ListenerType, Value: []byte("api")}}}
+	if r := stage.Apply(&bus.Entry{Bucket: bus.XDS, Key: gw, Revision: 2, Value: proxyless}); r.Snapshot != nil || r.Err == nil {
+		t.Fatalf("commit with inline proxyless listeners: %+v, want an error", r)
 	}
 }
