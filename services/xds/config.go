@@ -29,6 +29,13 @@ type Config struct {
 	// ShutdownTimeout bounds the graceful stop of the gRPC server when Run's
 	// context is done; streams still open then are cut.
 	ShutdownTimeout time.Duration `envconfig:"XDS_SHUTDOWN_TIMEOUT" default:"5s" desc:"time allowed for open streams to end on shutdown"`
+	// SendTimeout bounds one response's send: a stream whose client does
+	// not take a response within it is closed, with a log line and
+	// gatewire_xds_send_timeouts_total. Other streams never wait for it.
+	SendTimeout time.Duration `envconfig:"XDS_SEND_TIMEOUT" default:"30s" desc:"time a client may take to receive one response before its stream is closed"`
+	// MaxRequestBytes bounds one request a client sends; a larger one ends
+	// its stream with ResourceExhausted.
+	MaxRequestBytes int `envconfig:"XDS_MAX_REQUEST_BYTES" default:"4194304" desc:"largest xDS request accepted, in bytes"`
 	// ReplicaID names this replica in the key of the gateway status entries
 	// it writes when a client rejects a configuration. Empty means the host
 	// name. Replicas must have distinct ids.
@@ -44,6 +51,8 @@ func DefaultConfig() Config {
 		KeepaliveMinTime:     30 * time.Second,
 		MaxConcurrentStreams: 1000000,
 		ShutdownTimeout:      5 * time.Second,
+		SendTimeout:          30 * time.Second,
+		MaxRequestBytes:      4 << 20,
 	}
 }
 
@@ -60,6 +69,7 @@ func (c Config) Validate() error {
 		{"GATEWIRE_XDS_KEEPALIVE_TIMEOUT", c.KeepaliveTimeout},
 		{"GATEWIRE_XDS_KEEPALIVE_MIN_TIME", c.KeepaliveMinTime},
 		{"GATEWIRE_XDS_SHUTDOWN_TIMEOUT", c.ShutdownTimeout},
+		{"GATEWIRE_XDS_SEND_TIMEOUT", c.SendTimeout},
 	}
 	for _, d := range durations {
 		if d.d <= 0 {
@@ -68,6 +78,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxConcurrentStreams == 0 {
 		return errors.New("GATEWIRE_XDS_MAX_CONCURRENT_STREAMS: must be at least 1")
+	}
+	if c.MaxRequestBytes < 1024 {
+		return fmt.Errorf("GATEWIRE_XDS_MAX_REQUEST_BYTES: %d is less than 1024", c.MaxRequestBytes)
 	}
 	if c.ReplicaID != "" {
 		if err := validateReplicaID(c.ReplicaID); err != nil {

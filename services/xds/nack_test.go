@@ -30,7 +30,7 @@ func TestGRPCClientNACK(t *testing.T) {
 	startGRPCClient(t, h.svc.Addr().String(), gateway)
 
 	nacks := func() int64 {
-		return h.count(t, "gatewire_xds_nacks_total", attrs(gateway, "v1", resource.ListenerType)...)
+		return h.count(t, "gatewire_xds_nacks_total", attrs(gateway, resource.ListenerType)...)
 	}
 	waitFor(t, "gRPC's NACK of v1", func() bool { return nacks() > 0 })
 	first := nacks()
@@ -48,9 +48,7 @@ func TestGRPCClientNACK(t *testing.T) {
 
 	h.put(t, gatewayKey, grpcSnapshot(t, "v2", 0))
 	for _, typeURL := range []string{resource.ListenerType, resource.RouteType, resource.ClusterType, resource.EndpointType} {
-		waitFor(t, "gRPC's ACK of v2 of "+typeURL, func() bool {
-			return h.count(t, "gatewire_xds_acks_total", attrs(gateway, "v2", typeURL)...) > 0
-		})
+		h.waitAck(t, false, typeURL, "v2")
 	}
 	h.waitNoStatus(t)
 }
@@ -82,7 +80,7 @@ func TestNACKHeld(t *testing.T) {
 	lds.recv(t)
 	lds.nack(t, "listener http-10080: port in use")
 	lds.expectNone(t, quiet)
-	h.waitCount(t, 1, "gatewire_xds_nacks_total", attrs(gateway, "v1", resource.ListenerType)...)
+	h.waitCount(t, 1, "gatewire_xds_nacks_total", attrs(gateway, resource.ListenerType)...)
 	checkNotProgrammed(t, h.waitStatus(t, `"envoy-ns-gw"`, "v1", resource.ListenerType, "port in use"))
 
 	t.Run("a new version is sent", func(t *testing.T) {
@@ -190,7 +188,7 @@ func TestDeltaNACKNotResent(t *testing.T) {
 	if err := stream.Send(nack); err != nil {
 		t.Fatal(err)
 	}
-	h.waitCount(t, 1, "gatewire_xds_nacks_total", attrs(gateway, "v1", resource.ListenerType)...)
+	h.waitCount(t, 1, "gatewire_xds_nacks_total", attrs(gateway, resource.ListenerType)...)
 	h.waitStatus(t, "v1", "no")
 	got := make(chan *discovery.DeltaDiscoveryResponse, 1)
 	go func() {
