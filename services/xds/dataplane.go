@@ -52,7 +52,7 @@ type dataPlane struct {
 
 // rejection is a gateway's current version, rejected by clients.
 type rejection struct {
-	first   nack              // the first NACK, which the status quotes
+	first   nack            // the first NACK, which the status quotes
 	streams map[uint64]bool // the open streams that rejected the version
 	// logged holds "<node>\x00<type URL>" for each client and type whose
 	// NACK of this version was logged.

@@ -122,7 +122,7 @@ func (s *Service) nextDelta(st *stream, i int, t *typeSnap) (*encoded, *typeSnap
 		return nil, nil
 	}
 	nonce := st.nextNonce()
-	ts.pending, ts.sentAt, ts.sentVersion, ts.initial = nonce, now(), t.version, false
+	ts.pending, ts.last, ts.sentAt, ts.sentVersion, ts.initial = nonce, nonce, now(), t.version, false
 	ts.has, ts.diff = t, nil
 	return deltaResponse(t, picked, removed, nonce), t
 }

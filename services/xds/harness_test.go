@@ -64,6 +64,13 @@ func start(t *testing.T, b *bus.Bus) *harness {
 // startReplica runs a Service over b as the given replica.
 func startReplica(t *testing.T, b *bus.Bus, replica string) *harness {
 	t.Helper()
+	return startWith(t, b, replica, func(*Config) {})
+}
+
+// startWith runs a Service over b as the given replica, with the default
+// configuration as edit changes it.
+func startWith(t *testing.T, b *bus.Bus, replica string, edit func(*Config)) *harness {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("listen: %v", err)
@@ -73,6 +80,7 @@ func startReplica(t *testing.T, b *bus.Bus, replica string) *harness {
 	meters := sdkmetric.NewMeterProvider(sdkmetric.WithReader(h.reader))
 	cfg := DefaultConfig()
 	cfg.ReplicaID = replica
+	edit(&cfg)
 	h.svc, err = New(cfg, b, log, WithListener(l), WithMeterProvider(meters))
 	if err != nil {
 		t.Fatalf("New: %v", err)

@@ -39,11 +39,11 @@ const (
 // type URL only when it is served ("other" otherwise), and no version is
 // an attribute.
 type metrics struct {
-	acks, nacks, responses, rejected    metric.Int64Counter
-	closes, sendTimeouts, transients    metric.Int64Counter
-	pushLatency, ackLatency             metric.Float64Histogram
-	streamGauge                         metric.Int64ObservableGauge
-	store                               *store
+	acks, nacks, responses, rejected metric.Int64Counter
+	closes, sendTimeouts, transients metric.Int64Counter
+	pushLatency, ackLatency          metric.Float64Histogram
+	streamGauge                      metric.Int64ObservableGauge
+	store                            *store
 }
 
 // latencyBuckets are the bounds of the latency histograms, in seconds.

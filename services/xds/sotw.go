@@ -12,10 +12,13 @@ import (
 //     again) and says what the client has: its version_info. A client
 //     that names the version served now is sent nothing until it
 //     changes, on this replica or another.
-//   - A request with the nonce of the last response answers it: an ACK,
-//     or a NACK with error_detail. A NACK holds the rejected version: it
-//     is not sent again, and the next version is. A request with an older
-//     nonce, or a second answer to the same one, is stale and ignored.
+//   - The first request with the nonce of the last response answers it:
+//     an ACK, or a NACK with error_detail. A NACK holds the rejected
+//     version: it is not sent again, and the next version is. Later
+//     requests with that nonce only change the names subscribed to (an
+//     Envoy names the endpoints of new clusters so). A request with an
+//     older nonce is stale and ignored: the client has not seen the last
+//     response yet.
 //   - One response per type is outstanding at a time: a new version is
 //     sent once the client answered the last one, and a client slow to
 //     answer skips the versions it had no time for.
@@ -43,12 +46,14 @@ func (s *Service) handleSotw(st *stream, req *discovery.DiscoveryRequest) error 
 		current = snap.types[i]
 	}
 	if nonce := req.GetResponseNonce(); nonce != "" {
-		if nonce != ts.pending {
+		if nonce != ts.last {
 			s.metrics.transient(transientStaleNonce)
 			return nil
 		}
-		ts.pending = ""
-		s.answered(st, i, ts, ts.sentVersion, req.GetVersionInfo(), req.GetErrorDetail())
+		if ts.pending != "" {
+			ts.pending = ""
+			s.answered(st, i, ts, ts.sentVersion, req.GetVersionInfo(), req.GetErrorDetail())
+		}
 	} else {
 		ts.subscribed = true
 		ts.pending = ""
@@ -104,7 +109,7 @@ func (s *Service) nextSotw(st *stream, i int, t *typeSnap) (*encoded, *typeSnap)
 		body = subsetBody(t, pick(t, &ts.sub))
 	}
 	nonce := st.nextNonce()
-	ts.pending, ts.sentAt, ts.namesChanged, ts.held = nonce, time.Now(), false, ""
+	ts.pending, ts.last, ts.sentAt, ts.namesChanged, ts.held = nonce, nonce, time.Now(), false, ""
 	ts.sentVersion = t.version
 	return sotwResponse(body, nonce), t
 }

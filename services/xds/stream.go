@@ -58,7 +58,9 @@ type typeState struct {
 	// pending is the nonce of the last response while it is unanswered;
 	// a stream sends a type again only once the client answered.
 	pending string
-	sentAt  time.Time
+	// last is the nonce of the last response, answered or not.
+	last   string
+	sentAt time.Time
 	// namesChanged is set when a subscription to part of a type changed
 	// since the last response.
 	namesChanged bool
