@@ -134,9 +134,11 @@ func waitFleet(t *testing.T, h *harness, clients []*envoyClient, x *busv1.XdsSna
 		for _, i := range []int{typeCluster, typeEndpoint, typeListener, typeRoute} {
 			at, err := c.waitVersion(ctx, typeURLs[i], versionOf(x, i))
 			if err != nil {
-				for _, st := range h.svc.Streams() {
+				all := h.svc.Streams()
+				t.Logf("%d streams open", len(all))
+				for _, st := range all {
 					if st.NodeID == c.node.GetId() {
-						t.Logf("%+v", st.Types)
+						t.Logf("stream of %s: %+v", st.NodeID, st.Types)
 					}
 				}
 				t.Logf("%s", h.logs.lines(`"`+c.node.GetId()+`"`))

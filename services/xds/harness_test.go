@@ -29,7 +29,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(grpcTargetEnv) != "" {
+	if os.Getenv(grpcTargetEnv) != "" || os.Getenv(fanoutClientEnv) != "" {
 		// The child process of a gRPC client test: gRPC's xDS client keeps
 		// goroutines of its own after the channel closes.
 		os.Exit(m.Run())
