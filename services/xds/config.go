@@ -18,8 +18,12 @@ type Config struct {
 	// pings the Envoy.
 	KeepaliveTime time.Duration `envconfig:"XDS_KEEPALIVE_TIME" default:"30s" desc:"idle time after which the server pings a client"`
 	// KeepaliveTimeout is how long the server waits for the answer to a ping
-	// before it closes the connection.
-	KeepaliveTimeout time.Duration `envconfig:"XDS_KEEPALIVE_TIMEOUT" default:"5s" desc:"time to wait for a ping answer before closing the connection"`
+	// before it closes the connection. gRPC also makes it the connection's
+	// TCP user timeout: a client whose TCP stack leaves sent data
+	// unacknowledged that long (a client too busy to read while it takes
+	// in a large configuration, or a full receive buffer) is disconnected,
+	// so it is well above what a loaded client needs.
+	KeepaliveTimeout time.Duration `envconfig:"XDS_KEEPALIVE_TIMEOUT" default:"20s" desc:"time to wait for a ping answer, or for sent data to be acknowledged, before closing the connection"`
 	// KeepaliveMinTime is the shortest ping interval a client may use; a
 	// client that pings more often is disconnected.
 	KeepaliveMinTime time.Duration `envconfig:"XDS_KEEPALIVE_MIN_TIME" default:"30s" desc:"shortest ping interval a client is allowed"`
@@ -47,7 +51,7 @@ func DefaultConfig() Config {
 	return Config{
 		Address:              ":18000",
 		KeepaliveTime:        30 * time.Second,
-		KeepaliveTimeout:     5 * time.Second,
+		KeepaliveTimeout:     20 * time.Second,
 		KeepaliveMinTime:     30 * time.Second,
 		MaxConcurrentStreams: 1000000,
 		ShutdownTimeout:      5 * time.Second,

@@ -3,6 +3,8 @@ package xds
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -19,12 +21,20 @@ import (
 // Fleet test sizes: streams (one of them stuck), streams per gRPC
 // connection, routes of the gateway.
 const (
-	fleetStreams   = 500
 	fleetPerConn   = 10
 	fleetRoutes    = 300
 	fleetDeadline  = 30 * time.Second // every healthy stream has each edit within it
 	fleetStuckSend = 5 * time.Minute  // the send timeout: the stuck stream stays stuck meanwhile
 )
+
+// fleetStreams is the number of streams of the fleet test:
+// GATEWIRE_XDS_FLEET_STREAMS, 500 by default.
+var fleetStreams = func() int {
+	if n, err := strconv.Atoi(os.Getenv("GATEWIRE_XDS_FLEET_STREAMS")); err == nil && n > 1 {
+		return n
+	}
+	return 500
+}()
 
 // fleetSnapshot is the fleet's gateway with n routes, route edited at
 // revision, with type versions.
@@ -134,14 +144,7 @@ func waitFleet(t *testing.T, h *harness, clients []*envoyClient, x *busv1.XdsSna
 		for _, i := range []int{typeCluster, typeEndpoint, typeListener, typeRoute} {
 			at, err := c.waitVersion(ctx, typeURLs[i], versionOf(x, i))
 			if err != nil {
-				all := h.svc.Streams()
-				t.Logf("%d streams open", len(all))
-				for _, st := range all {
-					if st.NodeID == c.node.GetId() {
-						t.Logf("stream of %s: %+v", st.NodeID, st.Types)
-					}
-				}
-				t.Logf("%s", h.logs.lines(`"`+c.node.GetId()+`"`))
+				dumpStream(t, h, c)
 				t.Fatalf("after %s: %v", time.Since(start).Round(time.Millisecond), err)
 			}
 			if at.After(last) {
@@ -194,4 +197,25 @@ func TestSendTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFleet(t, h, []*envoyClient{healthy}, v1)
+}
+
+// dumpStream logs what the server and the client hold of c's stream.
+func dumpStream(t *testing.T, h *harness, c *envoyClient) {
+	t.Helper()
+	all := h.svc.store.all()
+	t.Logf("%d streams open", len(all))
+	for _, st := range all {
+		st.mu.Lock()
+		if st.node.id == c.node.GetId() {
+			for i := range numTypes {
+				ts := &st.types[i]
+				t.Logf("server %s: subscribed %v sent %q pending %q last %q held %q sending %d", typeURLs[i], ts.subscribed,
+					ts.sentVersion, ts.pending, ts.last, ts.held, st.sending.Load())
+			}
+		}
+		st.mu.Unlock()
+	}
+	c.mu.Lock()
+	t.Logf("client: versions %v nonces %v", c.versions, c.nonce)
+	c.mu.Unlock()
 }

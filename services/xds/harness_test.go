@@ -69,7 +69,7 @@ func startReplica(t *testing.T, b *bus.Bus, replica string) *harness {
 
 // startWith runs a Service over b as the given replica, with the default
 // configuration as edit changes it.
-func startWith(t *testing.T, b *bus.Bus, replica string, edit func(*Config)) *harness {
+func startWith(t *testing.T, b *bus.Bus, replica string, edit func(*Config), opts ...Option) *harness {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -81,7 +81,7 @@ func startWith(t *testing.T, b *bus.Bus, replica string, edit func(*Config)) *ha
 	cfg := DefaultConfig()
 	cfg.ReplicaID = replica
 	edit(&cfg)
-	h.svc, err = New(cfg, b, log, WithListener(l), WithMeterProvider(meters))
+	h.svc, err = New(cfg, b, log, append([]Option{WithListener(l), WithMeterProvider(meters)}, opts...)...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

@@ -200,6 +200,8 @@ func (s *Service) closed(st *stream, err error) error {
 		reason, level = closeInvalid, "warn"
 	case err == nil || errors.Is(err, io.EOF) || status.Code(err) == codes.Canceled || errors.Is(err, context.Canceled):
 		err = nil
+	default:
+		reason, level = closeConnection, "info" // its connection broke
 	}
 	s.metrics.closed(reason)
 	if s.dataPlane != nil {
@@ -212,9 +214,12 @@ func (s *Service) closed(st *stream, err error) error {
 	if err != nil {
 		attrs = append(attrs, "error", err)
 	}
-	if level == "warn" {
+	switch level {
+	case "warn":
 		s.log.Warn("xds stream closed", attrs...)
-	} else {
+	case "info":
+		s.log.Info("xds stream closed", attrs...)
+	default:
 		s.log.Debug("xds stream closed", attrs...)
 	}
 	return err
