@@ -82,7 +82,9 @@ func (c *envoyClient) run() {
 		if err := c.stream.RecvMsg(resp); err != nil {
 			return
 		}
-		if err := c.handle(resp); err != nil {
+		err := c.handle(resp)
+		resp.free()
+		if err != nil {
 			return
 		}
 	}
@@ -191,6 +193,16 @@ func routeNames(resp *rawResponse) ([]string, error) {
 type rawResponse struct {
 	version, typeURL, nonce string
 	values                  [][]byte
+	buf                     mem.Buffer // holds values until free
+}
+
+// free returns the response's bytes to gRPC's pool: a fleet of clients
+// taking in large responses would otherwise spend its CPU collecting them.
+func (r *rawResponse) free() {
+	if r.buf != nil {
+		r.buf.Free()
+		r.buf, r.values = nil, nil
+	}
 }
 
 // rawClientCodec reads responses as rawResponse, and writes requests with
@@ -205,7 +217,8 @@ func (c rawClientCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	if !ok {
 		return c.proto.Unmarshal(data, v)
 	}
-	return r.parse(data.Materialize())
+	r.buf = data.MaterializeToBuffer(mem.DefaultBufferPool())
+	return r.parse(r.buf.ReadOnlyData())
 }
 
 func (r *rawResponse) parse(b []byte) error {

@@ -2,6 +2,7 @@ package xds
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -105,6 +106,7 @@ type fanoutRow struct {
 	heapBefore, heapAfter       int64
 	serverCPU, clientCPU        time.Duration
 	shutdown                    time.Duration
+	metrics                     time.Duration // how long /metrics took to answer during the edit
 	load                        string
 	firstAll                    time.Duration // from the client start to every stream holding the gateway
 	rssPerStream, heapPerStream int64
@@ -122,13 +124,13 @@ func (r fanoutRow) report(b *testing.B) {
 
 func printFanOut(rows []fanoutRow) {
 	fmt.Printf("\nfan-out of one route edit, gateway of %d routes, %d streams per connection\n", fanoutRoutes, fanoutPerConn)
-	fmt.Printf("%-8s %-7s %9s %9s %9s %13s %13s %13s %11s %11s %9s %11s %s\n", "replicas", "streams", "p50", "p99", "max",
-		"rss MiB", "heap MiB", "heap/stream", "server cpu", "client cpu", "shutdown", "initial", "loadavg")
+	fmt.Printf("%-8s %-7s %9s %9s %9s %13s %13s %13s %11s %11s %9s %11s %9s %s\n", "replicas", "streams", "p50", "p99", "max",
+		"rss MiB", "heap MiB", "heap/stream", "server cpu", "client cpu", "shutdown", "initial", "/metrics", "loadavg")
 	for _, r := range rows {
-		fmt.Printf("%-8d %-7d %9s %9s %9s %6.0f→%-6.0f %6.1f→%-6.1f %10.1fKiB %11s %11s %9s %11s %s\n",
+		fmt.Printf("%-8d %-7d %9s %9s %9s %6.0f→%-6.0f %6.1f→%-6.1f %10.1fKiB %11s %11s %9s %11s %9s %s\n",
 			r.replicas, r.streams, ms(r.p50), ms(r.p99), ms(r.max),
 			mib(r.rssBefore), mib(r.rssAfter), mib(r.heapBefore), mib(r.heapAfter), float64(r.heapPerStream)/1024,
-			ms(r.serverCPU), ms(r.clientCPU), ms(r.shutdown), ms(r.firstAll), r.load)
+			ms(r.serverCPU), ms(r.clientCPU), ms(r.shutdown), ms(r.firstAll), ms(r.metrics), r.load)
 	}
 }
 
@@ -176,6 +178,7 @@ func runFanOut(b *testing.B, binary string, replicas, n int) fanoutRow {
 	t0 := time.Now()
 	publishFanOut(ctx, b, bb, pub, v2)
 	client.send(b, "wait "+versionOf(v2, typeRoute))
+	row.metrics = servers[0].scrape(b)
 	arrivals := client.arrivals(b)
 	row.serverCPU = serversCPU(b, servers) - cpuBefore
 	row.clientCPU = client.cpu(b)
@@ -234,7 +237,7 @@ func startXDSProcess(b *testing.B, binary, natsURL, system string, i int) *xdsPr
 	p.cmd = exec.Command(binary)
 	p.cmd.Env = append(os.Environ(), "GATEWIRE_NATS_URL="+natsURL, "GATEWIRE_SYSTEM="+system, "GATEWIRE_XDS_ADDRESS="+p.xdsAddr,
 		"GATEWIRE_ADMIN_ADDRESS="+p.adminAddr, fmt.Sprintf("GATEWIRE_XDS_REPLICA_ID=bench-%d", i),
-		"GATEWIRE_LOG_LEVEL=warn")
+		"GATEWIRE_LOG_LEVEL="+cmp.Or(os.Getenv("GATEWIRE_XDS_BENCH_LOG_LEVEL"), "warn"))
 	p.cmd.Stderr, p.cmd.Stdout = os.Stderr, io.Discard
 	if err := p.cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -256,6 +259,20 @@ func (p *xdsProcess) waitReady(b *testing.B) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	b.Fatal("the xds process is not ready after a minute")
+}
+
+// scrape reads /metrics and returns how long it took; it fails after 5s.
+func (p *xdsProcess) scrape(b *testing.B) time.Duration {
+	start := time.Now()
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get("http://" + p.adminAddr + "/metrics")
+	if err != nil {
+		b.Errorf("/metrics during the edit: %v", err)
+		return time.Since(start)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return time.Since(start)
 }
 
 // rss is the process's resident memory, in bytes.

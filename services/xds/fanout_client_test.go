@@ -159,7 +159,7 @@ func TestFanOutClientProcess(t *testing.T) {
 			continue
 		}
 		before := cpuTime()
-		wait, cancelWait := context.WithTimeout(ctx, 5*time.Minute)
+		wait, cancelWait := context.WithTimeout(ctx, 2*time.Minute)
 		var line strings.Builder
 		for _, c := range clients {
 			at, err := c.waitVersion(wait, typeURLs[typeRoute], version)
