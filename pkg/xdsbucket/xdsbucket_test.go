@@ -130,25 +130,33 @@ func TestStageFollowsCommits(t *testing.T) {
 		t.Fatalf("first entry = %v, want the end of the initial sync", e)
 	}
 	gw := bus.GatewayKey("default", "gw")
+	// A watcher may miss a value overwritten before it was delivered (the
+	// bucket keeps one per key), so v2 is written once v1 is assembled.
+	stage := xdsbucket.NewStage(nil)
+	next := func() *busv1.XdsSnapshot {
+		t.Helper()
+		for {
+			e, ok := <-w.Updates()
+			if !ok || e == nil {
+				t.Fatal("the watch ended before a snapshot was assembled")
+			}
+			r := stage.Apply(e)
+			if r.Err != nil {
+				t.Fatalf("%s: %v", e.Key, r.Err)
+			}
+			if r.Snapshot != nil {
+				return r.Snapshot
+			}
+		}
+	}
 	v1 := setOf(t, gateway(""))
 	c1 := write(t, b, gw, xdsbucket.NewSet(), v1, 1)
+	snaps := []*busv1.XdsSnapshot{next()}
 	v2rs := gateway("-edited")
 	v2rs = append(v2rs[:4], v2rs[6:]...) // no cluster, no endpoints
 	v2 := setOf(t, v2rs)
 	c2 := write(t, b, gw, v1, v2, 2)
-
-	stage := xdsbucket.NewStage(nil)
-	var snaps []*busv1.XdsSnapshot
-	for len(snaps) < 2 {
-		e := <-w.Updates()
-		r := stage.Apply(e)
-		if r.Err != nil {
-			t.Fatalf("%s: %v", e.Key, r.Err)
-		}
-		if r.Snapshot != nil {
-			snaps = append(snaps, r.Snapshot)
-		}
-	}
+	snaps = append(snaps, next())
 	if snaps[0].GetVersion() != c1.GetVersion() || snaps[1].GetVersion() != c2.GetVersion() {
 		t.Fatalf("versions %s, %s; want %s, %s", snaps[0].GetVersion(), snaps[1].GetVersion(), c1.GetVersion(), c2.GetVersion())
 	}
