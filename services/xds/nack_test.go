@@ -82,6 +82,7 @@ func TestNACKHeld(t *testing.T) {
 	lds.expectNone(t, quiet)
 	h.waitCount(t, 1, "gatewire_xds_nacks_total", attrs(gateway, resource.ListenerType)...)
 	checkNotProgrammed(t, h.waitStatus(t, `"envoy-ns-gw"`, "v1", resource.ListenerType, "port in use"))
+	checkStreamNACK(t, h, "v1", "listener http-10080: port in use")
 
 	t.Run("a new version is sent", func(t *testing.T) {
 		h.put(t, gatewayKey, movedBackend(t, "v2", 9090))
@@ -202,4 +203,25 @@ func TestDeltaNACKNotResent(t *testing.T) {
 	case <-time.After(quiet):
 	}
 	cancel()
+}
+
+// checkStreamNACK checks that Streams shows the listener stream's NACK of
+// version with detail, and what it serves and sent.
+func checkStreamNACK(t *testing.T, h *harness, version, detail string) {
+	t.Helper()
+	for _, st := range h.svc.Streams() {
+		for _, ts := range st.Types {
+			if ts.TypeURL != resource.ListenerType || ts.NACK == nil {
+				continue
+			}
+			if st.NodeID != "envoy-ns-gw" || st.Gateway != gateway || st.Delta || st.Proxyless || st.ConnectedSince.IsZero() {
+				t.Errorf("stream %+v", st)
+			}
+			if ts.NACK.Version != version || ts.NACK.Detail != detail || ts.Served != version || ts.Sent != version || ts.Acked != "" {
+				t.Errorf("listeners %+v, NACK %+v; want %s served, sent and rejected with %q, nothing acked", ts, *ts.NACK, version, detail)
+			}
+			return
+		}
+	}
+	t.Errorf("no stream shows a NACK of the listeners: %+v", h.svc.Streams())
 }
