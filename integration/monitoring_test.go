@@ -29,14 +29,10 @@ import (
 )
 
 // pendingXDS are the metrics of the xds service the rules and the
-// dashboard read that it does not export yet: they come with its
-// rewrite. Remove each from this list when it is exported.
+// dashboard read that it does not export yet. Remove each from this list
+// when it is exported.
 var pendingXDS = map[string]bool{
-	"gatewire_xds_streams":                         true,
-	"gatewire_xds_pushes_total":                    true,
-	"gatewire_xds_push_propagation_seconds_bucket": true,
-	"gatewire_xds_ack_propagation_seconds_bucket":  true,
-	"gatewire_xds_stream_stale_seconds":            true,
+	"gatewire_xds_stream_stale_seconds": true,
 }
 
 // natsExporterNames are the fixed names of the collectors of the

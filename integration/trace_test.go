@@ -14,7 +14,7 @@ import (
 // ("xds push", tracer "gatewire/xds", a child of the translation that
 // made the snapshot). Until it does, the test asserts the spans of the
 // provider and the translator, and logs whether the xds span came.
-const xdsPushRecorded = false
+const xdsPushRecorded = true
 
 // TestOneChangeOneTrace runs nats-server, the provider, the translator and
 // the xds service as processes that export their spans over OTLP (the

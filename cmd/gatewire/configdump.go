@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -75,22 +74,9 @@ func runConfigDump(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 // readSnapshot reads the snapshot of a gateway from the xds bucket with
-// its resources inline. A value written before the bucket held one key
-// per resource holds them inline already: it is taken as it is.
+// its resources inline.
 func readSnapshot(ctx context.Context, b *bus.Bus, gatewayKey string) (*busv1.XdsSnapshot, error) {
-	snap, err := xdsbucket.Read(ctx, b, gatewayKey)
-	if !errors.Is(err, xdsbucket.ErrIncomplete) {
-		return snap, err
-	}
-	e, getErr := b.Get(ctx, bus.XDS, gatewayKey)
-	if getErr != nil {
-		return nil, err
-	}
-	if inline, ok := e.Value.(*busv1.XdsSnapshot); ok && slices.ContainsFunc(inline.GetResources(),
-		func(t *busv1.TypedResources) bool { return len(t.GetResources()) > 0 }) {
-		return inline, nil
-	}
-	return nil, err
+	return xdsbucket.Read(ctx, b, gatewayKey)
 }
 
 // gatewayArg reads the one namespace/name argument of a command.

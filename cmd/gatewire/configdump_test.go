@@ -121,37 +121,3 @@ func TestConfigDumpErrors(t *testing.T) {
 	}
 }
 
-// TestConfigDumpInlineSnapshot checks that a snapshot written whole under
-// its gateway's key, as before the bucket held one key per resource, is
-// dumped too.
-func TestConfigDumpInlineSnapshot(t *testing.T) {
-	b := bustest.New(t)
-	objects, problems := readInputs([]string{"testdata/configdump/tls.in.yaml"}, nil)
-	if len(problems) > 0 {
-		t.Fatal(problemsError(problems))
-	}
-	idx := resources.NewIndex()
-	for _, o := range objects {
-		if _, err := idx.Apply(resource(o)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := translateAll(context.Background(), idx).gateways[0]
-	if _, err := b.Put(context.Background(), bus.XDS, bus.GatewayKey("default", "eg"), out.XDS); err != nil {
-		t.Fatal(err)
-	}
-	got, err := runOnBus(b, runConfigDump, "default/eg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Its versions are the old translator's; the resources are the same.
-	for _, want := range []string{`"name": "default/web/80"`, `"name": "https-443"`, `"cluster_name": "default/web/80"`,
-		`"name": "www.example.com"`, `"inline_string": "[redacted]"`} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the dump of the inline snapshot lacks %s:\n%s", want, got)
-		}
-	}
-	if strings.Contains(got, "PRIVATE KEY") {
-		t.Errorf("the dump holds a private key")
-	}
-}

@@ -102,12 +102,31 @@ func (s *Stage) applyCommit(g *staged, e *bus.Entry, res Result) Result {
 	if c.GetVersion() == "" {
 		return Result{Gateway: res.Gateway, Err: fmt.Errorf("commit %s: version is empty", e.Key)}
 	}
+	if inline(c) {
+		// An older writer's whole snapshot: assembled from keys it never
+		// wrote, it would serve the gateway empty.
+		return Result{Gateway: res.Gateway, Err: fmt.Errorf("%w: commit %s holds resources inline; resources belong under their own keys", ErrKey, e.Key)}
+	}
 	g.commit = c
 	if !g.set.Holds(c) {
 		res.Err = g.mismatch(c)
 		return res
 	}
 	return g.assemble(res)
+}
+
+// inline reports whether a commit holds resources, which only an
+// in-memory snapshot does.
+func inline(c *busv1.XdsSnapshot) bool {
+	if len(c.GetProxylessListeners()) > 0 {
+		return true
+	}
+	for _, t := range c.GetResources() {
+		if len(t.GetResources()) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Stage) put(g *staged, suffix string, v any) error {

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
@@ -128,40 +130,35 @@ func TestStageFollowsCommits(t *testing.T) {
 		t.Fatalf("first entry = %v, want the end of the initial sync", e)
 	}
 	gw := bus.GatewayKey("default", "gw")
+	// A watcher may miss a value overwritten before it was delivered (the
+	// bucket keeps one per key), so v2 is written once v1 is assembled.
+	stage := xdsbucket.NewStage(nil)
+	next := func() *busv1.XdsSnapshot {
+		t.Helper()
+		for {
+			e, ok := <-w.Updates()
+			if !ok || e == nil {
+				t.Fatal("the watch ended before a snapshot was assembled")
+			}
+			r := stage.Apply(e)
+			if r.Err != nil {
+				t.Fatalf("%s: %v", e.Key, r.Err)
+			}
+			if r.Snapshot != nil {
+				return r.Snapshot
+			}
+		}
+	}
 	v1 := setOf(t, gateway(""))
 	c1 := write(t, b, gw, xdsbucket.NewSet(), v1, 1)
+	snaps := []*busv1.XdsSnapshot{next()}
 	v2rs := gateway("-edited")
 	v2rs = append(v2rs[:4], v2rs[6:]...) // no cluster, no endpoints
 	v2 := setOf(t, v2rs)
 	c2 := write(t, b, gw, v1, v2, 2)
-
-	// A watch that restarts before it delivered anything reads the latest
-	// value of each key instead of every write, so c1 may be skipped or
-	// come before the latest value of a key it names (ErrIncomplete); c2
-	// must come, and nothing else may fail.
-	stage := xdsbucket.NewStage(nil)
-	var snaps []*busv1.XdsSnapshot
-	for len(snaps) == 0 || snaps[len(snaps)-1].GetVersion() != c2.GetVersion() {
-		e, ok := <-w.Updates()
-		if !ok {
-			t.Fatalf("the watch ended before commit %s was assembled", c2.GetVersion())
-		}
-		if e == nil {
-			continue
-		}
-		r := stage.Apply(e)
-		if r.Err != nil && !errors.Is(r.Err, xdsbucket.ErrIncomplete) {
-			t.Fatalf("%s: %v", e.Key, r.Err)
-		}
-		if r.Snapshot != nil {
-			snaps = append(snaps, r.Snapshot)
-		}
-	}
-	if len(snaps) == 1 {
-		t.Log("the watch restarted; commit 1 was not read")
-		snaps = append([]*busv1.XdsSnapshot{nil}, snaps...)
-	} else if snaps[0].GetVersion() != c1.GetVersion() {
-		t.Fatalf("first snapshot %s, want %s", snaps[0].GetVersion(), c1.GetVersion())
+	snaps = append(snaps, next())
+	if snaps[0].GetVersion() != c1.GetVersion() || snaps[1].GetVersion() != c2.GetVersion() {
+		t.Fatalf("versions %s, %s; want %s, %s", snaps[0].GetVersion(), snaps[1].GetVersion(), c1.GetVersion(), c2.GetVersion())
 	}
 	rc := typed(snaps[1], xdsbucket.RouteType).GetResources()[0].GetValue()
 	if want := message("http-80", [][]byte{vhost("a.example.com-edited"), vhost("*")}, 1); !bytes.Equal(rc, want) {
@@ -170,7 +167,7 @@ func TestStageFollowsCommits(t *testing.T) {
 	if typed(snaps[1], xdsbucket.ClusterType) != nil {
 		t.Fatal("the removed cluster is still served")
 	}
-	if snaps[0] != nil && typed(snaps[0], xdsbucket.ListenerType) != typed(snaps[1], xdsbucket.ListenerType) {
+	if typed(snaps[0], xdsbucket.ListenerType) != typed(snaps[1], xdsbucket.ListenerType) {
 		t.Fatal("unchanged listeners were assembled again")
 	}
 	if n := len(snaps[1].GetProxylessListeners()); n != 1 {
@@ -238,5 +235,25 @@ func TestStageRefusesForeignValues(t *testing.T) {
 	forged := &busv1.XdsResource{TypeUrl: xdsbucket.ClusterType, Name: "x", Value: []byte("v"), Version: "00"}
 	if r := apply(gw+"."+xdsbucket.Suffix(xdsbucket.KindCluster, forged), forged); r.Err == nil {
 		t.Fatal("a value whose version is not its hash was taken")
+	}
+}
+
+// TestStageRefusesInlineCommits checks that a commit holding its
+// resources inline, as a whole snapshot in memory does, is refused rather
+// than assembled from the keys it never wrote (none: an empty snapshot).
+func TestStageRefusesInlineCommits(t *testing.T) {
+	gw := bus.GatewayKey("default", "gw")
+	stage := xdsbucket.NewStage(nil)
+	whole := &busv1.XdsSnapshot{NodeCluster: "default/gw", Version: "v1", Resources: []*busv1.TypedResources{{
+		TypeUrl: xdsbucket.ClusterType, Resources: []*anypb.Any{{TypeUrl: xdsbucket.ClusterType, Value: []byte("cluster")}},
+	}}}
+	r := stage.Apply(&bus.Entry{Bucket: bus.XDS, Key: gw, Revision: 1, Value: whole})
+	if r.Snapshot != nil || r.Err == nil || !strings.Contains(r.Err.Error(), "inline") {
+		t.Fatalf("inline commit: %+v, want an error saying the resources are inline", r)
+	}
+	proxyless := &busv1.XdsSnapshot{NodeCluster: "default/gw", Version: "v2",
+		ProxylessListeners: []*anypb.Any{{TypeUrl: xdsbucket.ListenerType, Value: []byte("api")}}}
+	if r := stage.Apply(&bus.Entry{Bucket: bus.XDS, Key: gw, Revision: 2, Value: proxyless}); r.Snapshot != nil || r.Err == nil {
+		t.Fatalf("commit with inline proxyless listeners: %+v, want an error", r)
 	}
 }

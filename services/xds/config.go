@@ -18,8 +18,12 @@ type Config struct {
 	// pings the Envoy.
 	KeepaliveTime time.Duration `envconfig:"XDS_KEEPALIVE_TIME" default:"30s" desc:"idle time after which the server pings a client"`
 	// KeepaliveTimeout is how long the server waits for the answer to a ping
-	// before it closes the connection.
-	KeepaliveTimeout time.Duration `envconfig:"XDS_KEEPALIVE_TIMEOUT" default:"5s" desc:"time to wait for a ping answer before closing the connection"`
+	// before it closes the connection. gRPC also makes it the connection's
+	// TCP user timeout: a client whose TCP stack leaves sent data
+	// unacknowledged that long (a client too busy to read while it takes
+	// in a large configuration, or a full receive buffer) is disconnected,
+	// so it is well above what a loaded client needs.
+	KeepaliveTimeout time.Duration `envconfig:"XDS_KEEPALIVE_TIMEOUT" default:"20s" desc:"time to wait for a ping answer, or for sent data to be acknowledged, before closing the connection"`
 	// KeepaliveMinTime is the shortest ping interval a client may use; a
 	// client that pings more often is disconnected.
 	KeepaliveMinTime time.Duration `envconfig:"XDS_KEEPALIVE_MIN_TIME" default:"30s" desc:"shortest ping interval a client is allowed"`
@@ -29,6 +33,13 @@ type Config struct {
 	// ShutdownTimeout bounds the graceful stop of the gRPC server when Run's
 	// context is done; streams still open then are cut.
 	ShutdownTimeout time.Duration `envconfig:"XDS_SHUTDOWN_TIMEOUT" default:"5s" desc:"time allowed for open streams to end on shutdown"`
+	// SendTimeout bounds one response's send: a stream whose client does
+	// not take a response within it is closed, with a log line and
+	// gatewire_xds_send_timeouts_total. Other streams never wait for it.
+	SendTimeout time.Duration `envconfig:"XDS_SEND_TIMEOUT" default:"30s" desc:"time a client may take to receive one response before its stream is closed"`
+	// MaxRequestBytes bounds one request a client sends; a larger one ends
+	// its stream with ResourceExhausted.
+	MaxRequestBytes int `envconfig:"XDS_MAX_REQUEST_BYTES" default:"4194304" desc:"largest xDS request accepted, in bytes"`
 	// ReplicaID names this replica in the key of the gateway status entries
 	// it writes when a client rejects a configuration. Empty means the host
 	// name. Replicas must have distinct ids.
@@ -40,10 +51,12 @@ func DefaultConfig() Config {
 	return Config{
 		Address:              ":18000",
 		KeepaliveTime:        30 * time.Second,
-		KeepaliveTimeout:     5 * time.Second,
+		KeepaliveTimeout:     20 * time.Second,
 		KeepaliveMinTime:     30 * time.Second,
 		MaxConcurrentStreams: 1000000,
 		ShutdownTimeout:      5 * time.Second,
+		SendTimeout:          30 * time.Second,
+		MaxRequestBytes:      4 << 20,
 	}
 }
 
@@ -60,6 +73,7 @@ func (c Config) Validate() error {
 		{"GATEWIRE_XDS_KEEPALIVE_TIMEOUT", c.KeepaliveTimeout},
 		{"GATEWIRE_XDS_KEEPALIVE_MIN_TIME", c.KeepaliveMinTime},
 		{"GATEWIRE_XDS_SHUTDOWN_TIMEOUT", c.ShutdownTimeout},
+		{"GATEWIRE_XDS_SEND_TIMEOUT", c.SendTimeout},
 	}
 	for _, d := range durations {
 		if d.d <= 0 {
@@ -68,6 +82,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxConcurrentStreams == 0 {
 		return errors.New("GATEWIRE_XDS_MAX_CONCURRENT_STREAMS: must be at least 1")
+	}
+	if c.MaxRequestBytes < 1024 {
+		return fmt.Errorf("GATEWIRE_XDS_MAX_REQUEST_BYTES: %d is less than 1024", c.MaxRequestBytes)
 	}
 	if c.ReplicaID != "" {
 		if err := validateReplicaID(c.ReplicaID); err != nil {

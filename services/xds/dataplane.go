@@ -31,7 +31,7 @@ const statusWriteTimeout = 10 * time.Second
 // earlier run are deleted at start, and its entries are deleted when it
 // stops.
 //
-// The callbacks and the feed report to it from many goroutines; one
+// The streams and the feed report to it from many goroutines; one
 // goroutine ([dataPlane.run]) writes the bucket, so a slow NATS never
 // blocks an xDS stream. Writes are level-based: each writes the gateway's
 // current state, and a failed write is retried with backoff.
@@ -52,18 +52,11 @@ type dataPlane struct {
 
 // rejection is a gateway's current version, rejected by clients.
 type rejection struct {
-	first   nack              // the first NACK, which the status quotes
-	streams map[streamID]bool // the open streams that rejected the version
+	first   nack            // the first NACK, which the status quotes
+	streams map[uint64]bool // the open streams that rejected the version
 	// logged holds "<node>\x00<type URL>" for each client and type whose
 	// NACK of this version was logged.
 	logged map[string]bool
-}
-
-// streamID names an xDS stream: go-control-plane numbers state-of-the-world
-// and delta streams separately.
-type streamID struct {
-	delta bool
-	id    int64
 }
 
 func newDataPlane(b *bus.Bus, log *slog.Logger, replica string, served func(gateway, typeURL string) string) *dataPlane {
@@ -83,7 +76,7 @@ func (d *dataPlane) nacked(n nack) {
 	if n.version == d.served(n.gateway, n.typeURL) {
 		r := d.rejected[n.gateway]
 		if r == nil || r.first.version != n.version {
-			r = &rejection{first: n, streams: map[streamID]bool{}, logged: map[string]bool{}}
+			r = &rejection{first: n, streams: map[uint64]bool{}, logged: map[string]bool{}}
 			d.rejected[n.gateway] = r
 			d.markLocked(n.gateway)
 		}
@@ -116,7 +109,7 @@ func (d *dataPlane) acked(gateway, version, typeURL string) {
 
 // closed forgets a stream; a rejection none of whose streams is open is
 // cleared.
-func (d *dataPlane) closed(s streamID) {
+func (d *dataPlane) closed(s uint64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for gateway, r := range d.rejected {

@@ -3,57 +3,96 @@
 //
 // # Input
 //
-// The service reads only the <sys>-xds bucket. Its key is
-// <namespace>.<gateway> ([bus.GatewayKey]) and its value a
-// busv1.XdsSnapshot, written by the translator: the gateway's node cluster,
-// a version, its resources by type URL as Any, and the API listeners of
-// its proxyless gRPC clients (see below). Each value is decoded
-// into a go-control-plane snapshot: every resource must be of a served type
-// (listener, route, cluster, endpoint, secret, ...), have a unique name
-// within its type and pass ValidateAll, and the snapshot must be
-// Consistent. Listeners, routes, clusters, endpoints and secrets are always
-// in the snapshot, empty when the gateway has none, so an Envoy's first
-// request of every type is answered. A value that fails any check is
-// logged with its key, counted in gatewire_xds_snapshots_rejected_total,
-// and not served: the gateway's previous good snapshot stays. Deleting a
-// key replaces the gateway's snapshot with an empty one (every served type
-// present, with no resources) at the version "deleted", so its connected
-// Envoys drop the gateway's listeners, routes and clusters, and Envoys that
-// connect later get nothing to serve; so does its proxyless snapshot.
+// The service reads only the <sys>-xds bucket, in its layout (package
+// xdsbucket): one key per resource, <namespace>.<gateway>.<kind>.<name>,
+// and a commit per gateway under <namespace>.<gateway> ([bus.GatewayKey]),
+// written last, that names the resources of the gateway's snapshot by
+// count and digest. An xdsbucket.Stage assembles a snapshot when a commit
+// and its resources are all there. Each resource is decoded once, when
+// its key changes, into its Envoy type (VirtualHost for a virtual host,
+// RouteConfiguration for a route configuration's shell, Listener, Cluster,
+// ClusterLoadAssignment, Secret) and must pass ValidateAll and carry the
+// name its key says; what it names is kept, so that each snapshot is
+// checked for consistency without decoding it again: every route
+// configuration a listener takes over RDS exists, every EDS cluster has
+// its endpoints, every cluster a route sends to exists. A refused value, a
+// commit whose resources are not all there (or that holds resources
+// inline, as older writers did), and an inconsistent snapshot are logged
+// at warn with the key, without listing resources, counted in
+// gatewire_xds_snapshots_rejected_total, and not served: the gateway's
+// previous good snapshot stays. Deleting a gateway's commit replaces its
+// snapshot with an empty one (every served type present, with no
+// resources) at the version "deleted", so its connected clients drop the
+// gateway's listeners, routes and clusters, and clients that connect
+// later get nothing to serve.
+//
+// Each type of a snapshot is served at the version its commit gives it
+// (the snapshot's version when the commit gives types no version; a type
+// the commit does not hold is then served empty at "empty"), so a route
+// edit sends only route configurations. Listeners, routes, clusters,
+// endpoints and secrets are always served, empty when the gateway has
+// none, so an Envoy's first request of every type is answered.
 //
 // # Serving
 //
 // One gRPC port (GATEWIRE_XDS_ADDRESS) serves ADS and the per-type services
-// (LDS, RDS, CDS, EDS, SDS), each state-of-the-world and delta, from
-// go-control-plane snapshot caches. Envoys are served from a cache in ADS
-// mode keyed by node.cluster: an Envoy whose node.cluster is <namespace>/<gateway> gets
-// that gateway's snapshot, shared by all Envoys of the gateway. A node with
-// an empty cluster is refused with InvalidArgument; a node whose cluster has
-// no snapshot waits until one arrives.
+// (LDS, RDS, CDS, EDS, SDS), each state-of-the-world and delta, with
+// gatewire's own server over go-control-plane's generated protos. An
+// Envoy whose node.cluster is <namespace>/<gateway> is served that
+// gateway's snapshot, shared by all its clients. A node with an empty
+// cluster is refused with InvalidArgument; a node whose cluster has no
+// snapshot waits until one arrives.
+//
+// Streams share the encoded bytes: a snapshot holds, per type and version,
+// the state-of-the-world response (version, resources, type URL) encoded
+// once from the bytes the translator published, and every stream that
+// subscribes to all of the type's resources is sent those bytes with its
+// own nonce appended, through a gRPC codec that sends them without a copy;
+// a delta response is each resource's encoded Resource head and its shared
+// bytes. Setting a snapshot never waits: the store swaps the gateway's
+// immutable snapshot and wakes its streams without blocking; each stream
+// computes its next response from the latest snapshot, one response per
+// type outstanding until the client answers it, so a slow client skips
+// versions instead of queueing them. When several types changed, a stream
+// sends secrets, clusters, endpoints, listeners and then routes: what a
+// resource needs arrives before it. A response that a client does not take
+// within GATEWIRE_XDS_SEND_TIMEOUT closes its stream, logged and counted in
+// gatewire_xds_send_timeouts_total; other streams never wait for it. A
+// stream keeps only what it needs to compute its next response: per type
+// the names it subscribes to (a subscription to all of a type's resources
+// shares the snapshot's name set), the version and nonce it was last sent,
+// what it ACKed and its last NACK. [Service.Streams] lists the open
+// streams with that state.
+//
+// An Envoy that names routes or endpoints is sent them once it names every
+// resource of the type the snapshot holds, as it does after it applied
+// the listeners or clusters that need them; any other named subscription
+// (a proxyless client's, secrets) is answered with the resources it names
+// that exist.
 //
 // # Proxyless gRPC clients
 //
 // A node whose metadata has [ProxylessMetadataKey] ("gatewire.dev/proxyless")
 // set to true is a proxyless gRPC client of the gateway its node.cluster
-// names. It is served the gateway's proxyless snapshot: the API listeners
-// of the bus value's proxyless_listeners instead of the Envoy listeners,
-// and the same routes, clusters and endpoints, at the same version (no
-// secrets: the private keys of the gateway's listeners are for its Envoys). The translator names an API listener like the hostname a client
-// dials (xds:///<hostname>, no port). The proxyless snapshots are in a
-// second cache, keyed <namespace>/<gateway>/proxyless, that is not in ADS
-// mode: a gRPC client names only the resources its channels use, and is
-// answered with those that exist; a listener or cluster it names that is
-// gone is left out of the answer, which tells the client it was removed.
-// A value whose API listeners do not decode, fail ValidateAll, are not
-// api_listeners, or name a route configuration the value does not hold, is
-// rejected as a whole, like any bad value. NACKs of proxyless clients are
+// names. It is served the gateway's API listeners (the resources of kind
+// api) instead of the Envoy listeners, and the same routes, clusters and
+// endpoints, at the same versions, sharing their encoded responses (no
+// secrets: the private keys of the gateway's listeners are for its
+// Envoys). The translator names an API listener like the hostname a client
+// dials (xds:///<hostname>, no port). A gRPC client names only the
+// resources its channels use, and is answered with those that exist; a
+// listener or cluster it names that is gone is left out of the answer,
+// which tells the client it was removed. An API listener that does not
+// decode, fails ValidateAll, is not an api_listener, or names a route
+// configuration the snapshot does not hold, is refused like any bad
+// value. NACKs of proxyless clients are
 // held, counted and reported like those of Envoys, under the gateway of
 // their node.cluster. A client whose node user agent starts with "gRPC"
 // but that is not marked is served the Envoy listeners, and logged at warn
 // with the marker it lacks.
 //
 // The service keeps no state of its own: a new replica reads the bucket and
-// serves the same snapshots. When NATS is away the cache keeps serving the
+// serves the same snapshots. When NATS is away the store keeps serving the
 // last good snapshots; the bus watch resumes on its own, and a watch that
 // had to be reopened empties, after its initial sync, only the gateways no
 // longer in the bucket. [Service.Ready] turns true once the first initial
@@ -63,19 +102,20 @@
 //
 // Every response a client answers is counted on the meter "gatewire/xds" as
 // gatewire_xds_acks_total or gatewire_xds_nacks_total with the attributes
-// gateway (node.cluster), version and type_url.
+// gateway (node.cluster, "unknown" unless the bucket holds the gateway) and
+// type_url; no metric has a version attribute. The meter's other
+// instruments are listed in the README.
 //
 // A NACK is held, not answered: the server sends nothing more of that type
-// on that stream until the gateway's snapshot changes, that is until a new
-// version arrives from the bus; then the new version is sent. (A NACK of a
-// version the cache no longer holds is answered at once with the current
-// one.) go-control-plane's cache alone would resend the rejected version,
-// which the client rejects again, at thousands of NACKs a second.
-// Clients that accepted a version keep it: nothing is pushed to them
-// either. Delta streams never resend a rejected response: the server sends
-// a delta client only resources whose versions changed.
+// on that stream until the type's version changes; then the new version is
+// sent. (A NACK of a version no longer served is answered at once with the
+// current one.) Resending the rejected version would have the client
+// reject it again, at thousands of NACKs a second. Clients that accepted
+// a version keep it: nothing is pushed to them either. Delta streams never
+// resend a rejected response: the server sends a delta client only
+// resources whose versions changed.
 //
-// A NACK of the version the cache serves is made visible:
+// A NACK of the version served is made visible:
 //   - logged at warn as "xds nack" with the client's error_detail, once per
 //     version, client (node.id) and type URL, not once per NACK;
 //   - written to the status bucket under [bus.DataPlaneStatusKey](ns, name,
@@ -84,21 +124,25 @@
 //     the rejected version, its type URL and the client's error detail.
 //
 // The entry is deleted when a client ACKs a later version of that type (the
-// version the cache then serves), when the gateway is deleted, and when
+// version then served), when the gateway is deleted, and when
 // every stream that rejected the version has closed: the client may have
 // moved to another replica, which then writes its own entry. Each replica
 // writes only its own key (GATEWIRE_XDS_REPLICA_ID, the host name by
 // default), deletes the entries its id left behind in an earlier run when
 // it starts, and deletes its entries when it stops.
 //
+// Each snapshot set is one OpenTelemetry span "xds push" (tracer
+// "gatewire/xds"), a child of the trace context of the bus entry that
+// completed the snapshot, so a trace follows a change from the provider to
+// the push.
+//
 // # Replicas
 //
 // Any number of replicas serve the same snapshots: the version is the bus
-// value's, the same on every replica. A state-of-the-world client that
+// commit's, the same on every replica. A state-of-the-world client that
 // reconnects, to the same or another replica, and names in its first
 // request of a type the version the replica serves, gets no response until
 // the version changes: it has that configuration already.
-// (go-control-plane's cache alone would send it again on every new stream.)
 // A delta client that reconnects declares its resources in
 // initial_resource_versions; per-resource versions are hashes of the
 // resources, the same on every replica, so it is sent nothing it has (a

@@ -2,15 +2,13 @@ package xds
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
 
-	"github.com/envoyproxy/go-control-plane/pkg/cache/v3"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/xdsbucket"
@@ -23,28 +21,33 @@ const (
 	maxWatchBackoff = 5 * time.Second
 )
 
-// feed keeps the snapshot cache equal to the xds bucket. It is run by one
-// goroutine; the cache it writes is safe for concurrent use by the gRPC
-// streams.
+// feed keeps the store equal to the xds bucket. It is run by one
+// goroutine.
 type feed struct {
-	bus      *bus.Bus
-	cache    cache.SnapshotCache
-	log      *slog.Logger
-	rejected metric.Int64Counter
-	// dataPlane is told of deleted gateways.
-	dataPlane *dataPlane
+	bus       *bus.Bus
+	store     *store
+	log       *slog.Logger
+	metrics   *metrics
+	tracer    trace.Tracer
+	dataPlane *dataPlane // told of deleted gateways
 
 	synced atomic.Bool
-	// served maps each bucket key that has a snapshot from the bucket in
-	// the cache to its node cluster; deleted gateways (served the empty
-	// snapshot) are not in it. Only the feed goroutine touches it.
+	// served maps each gateway key whose snapshot from the bucket is in
+	// the store to its node cluster; deleted gateways (served the empty
+	// snapshot) are not in it.
 	served map[string]string
+	stage  *xdsbucket.Stage
+	check  *checker
+}
+
+func newFeed(b *bus.Bus, st *store, log *slog.Logger, m *metrics, tracer trace.Tracer, dp *dataPlane) *feed {
+	return &feed{bus: b, store: st, log: log, metrics: m, tracer: tracer, dataPlane: dp, served: map[string]string{}}
 }
 
 // run follows the xds bucket until ctx is done. A watch that cannot be
 // opened is retried with backoff; a watch that ends while ctx is alive is
 // opened again, and after its initial sync the gateways no longer in the
-// bucket are emptied. Nothing is emptied because NATS is away: the cache
+// bucket are emptied. Nothing is emptied because NATS is away: the store
 // keeps serving what it has.
 func (f *feed) run(ctx context.Context) {
 	backoff := minWatchBackoff
@@ -68,13 +71,12 @@ func (f *feed) run(ctx context.Context) {
 	}
 }
 
-// follow applies the entries of one watch until it ends. The bucket holds
-// one key per resource and a commit per gateway (package xdsbucket); a
-// stage assembles each commit with its resources, and what it assembles
-// is applied as a whole snapshot.
+// follow applies the entries of one watch until it ends. Each watch reads
+// the bucket from the start into a new stage.
 func (f *feed) follow(ctx context.Context, w *bus.Watcher) {
-	inSync := map[string]bool{} // keys seen during the initial sync; nil after it
-	stage := xdsbucket.NewStage(nil)
+	f.check = newChecker()
+	f.stage = xdsbucket.NewStage(f.check.validate)
+	inSync := map[string]bool{} // commits seen during the initial sync; nil after it
 	for e := range w.Updates() {
 		if e == nil {
 			f.sweep(ctx, inSync)
@@ -84,25 +86,17 @@ func (f *feed) follow(ctx context.Context, w *bus.Watcher) {
 			}
 			continue
 		}
-		r := stage.Apply(e)
-		switch {
-		case r.Snapshot != nil:
-			if inSync != nil {
-				inSync[r.Gateway] = true
+		if inSync != nil {
+			if gw, suffix, err := xdsbucket.ParseKey(e.Key); err == nil && suffix == "" && e.Op != bus.OpDelete {
+				inSync[gw] = true
 			}
-			f.apply(ctx, &bus.Entry{Bucket: e.Bucket, Key: r.Gateway, Revision: e.Revision, Value: r.Snapshot, Header: e.Header})
-		case r.Deleted:
-			f.apply(ctx, &bus.Entry{Bucket: e.Bucket, Key: r.Gateway, Revision: e.Revision, Op: bus.OpDelete, Header: e.Header})
-		case r.Err != nil && errors.Is(r.Err, xdsbucket.ErrIncomplete):
-			f.log.Debug("xds commit waits for its resources", "key", e.Key, "error", r.Err)
-		case r.Err != nil:
-			f.reject(ctx, e, "", r.Err)
 		}
+		f.apply(ctx, e)
 	}
 }
 
 // sweep empties the gateways that were served before a watch was reopened
-// and were not in its initial sync: they were deleted meanwhile.
+// and whose commit was not in its initial sync: they were deleted meanwhile.
 func (f *feed) sweep(ctx context.Context, seen map[string]bool) {
 	for key, nodeCluster := range f.served {
 		if !seen[key] {
@@ -111,95 +105,100 @@ func (f *feed) sweep(ctx context.Context, seen map[string]bool) {
 	}
 }
 
-// apply sets or empties the snapshot of one gateway. A value that does not
-// decode, or decodes to a bad snapshot, is logged and counted; the
-// gateway's previous snapshot stays in the cache.
+// apply takes one entry through the stage, and serves the snapshot it
+// completes. A refused value, or a commit whose resources are not all
+// there, is logged and counted; the gateway's previous snapshot stays.
 func (f *feed) apply(ctx context.Context, e *bus.Entry) {
-	nodeCluster, err := nodeClusterOf(e.Key)
+	gw, suffix, err := xdsbucket.ParseKey(e.Key)
 	if err != nil {
-		f.reject(ctx, e, "", err)
+		f.reject(e, "", err)
 		return
 	}
-	if e.Op == bus.OpDelete {
-		f.remove(e.Context(ctx), e.Key, nodeCluster)
-		return
-	}
-	if e.Err != nil {
-		f.reject(ctx, e, nodeCluster, e.Err)
-		return
-	}
-	x, ok := e.Value.(*busv1.XdsSnapshot)
-	if !ok {
-		f.reject(ctx, e, nodeCluster, fmt.Errorf("value is a %T, want an XdsSnapshot", e.Value))
-		return
-	}
-	if x.GetNodeCluster() != nodeCluster {
-		f.reject(ctx, e, nodeCluster, fmt.Errorf("node_cluster %q does not match the key", x.GetNodeCluster()))
-		return
-	}
-	prev, _ := f.cache.GetSnapshot(nodeCluster) // nil for a gateway not served yet
-	snap, err := decodeSnapshot(x, prev)
+	nodeCluster, err := nodeClusterOf(gw)
 	if err != nil {
-		f.reject(ctx, e, nodeCluster, err)
+		f.reject(e, "", err)
 		return
 	}
-	proxyless, err := decodeProxyless(x, snap)
-	if err != nil {
-		f.reject(ctx, e, nodeCluster, err)
-		return
-	}
-	f.served[e.Key] = nodeCluster // held by the cache even when setting fails
-	if !f.set(e.Context(ctx), nodeCluster, snap, proxyless) {
-		return
-	}
-	f.log.Info("snapshot set", "gateway", nodeCluster, "version", x.GetVersion(),
-		"source_revision", x.GetSourceRevision(), "revision", e.Revision,
-		"proxyless_listeners", len(x.GetProxylessListeners()))
-}
-
-// set stores a gateway's snapshot for its Envoys and its proxyless
-// snapshot, and reports whether both were delivered to every open watch.
-// The cache stores a snapshot even when it cannot answer every watch: ctx
-// ended (the service is stopping) or it could not hash the resources for
-// delta clients.
-func (f *feed) set(ctx context.Context, nodeCluster string, envoy, proxyless cache.ResourceSnapshot) bool {
-	ok := true
-	for _, s := range []struct {
-		key  string
-		snap cache.ResourceSnapshot
-	}{{nodeCluster, envoy}, {proxylessKey(nodeCluster), proxyless}} {
-		if err := f.cache.SetSnapshot(ctx, s.key, s.snap); err != nil {
-			f.log.Warn("snapshot not delivered to all watches", "gateway", nodeCluster, "key", s.key, "error", err)
-			ok = false
+	if suffix == "" && e.Op != bus.OpDelete && e.Err == nil {
+		if x, ok := e.Value.(*busv1.XdsSnapshot); ok && x.GetNodeCluster() != nodeCluster {
+			f.reject(e, nodeCluster, fmt.Errorf("node_cluster %q does not match the key", x.GetNodeCluster()))
+			return
 		}
 	}
-	return ok
+	f.check.entry(gw, suffix)
+	r := f.stage.Apply(e)
+	if r.Err != nil {
+		f.reject(e, nodeCluster, r.Err)
+	}
+	switch {
+	case r.Deleted:
+		f.remove(e.Context(ctx), gw, nodeCluster)
+	case r.Snapshot != nil:
+		if err := f.check.consistent(gw); err != nil {
+			f.reject(e, nodeCluster, err)
+			return
+		}
+		f.set(e.Context(ctx), e, gw, nodeCluster, r.Snapshot)
+	}
 }
 
-// remove replaces a deleted gateway's snapshot with the empty snapshot, at
-// a new version: its connected Envoys drop its listeners, and Envoys that
-// connect later get nothing to serve. Clearing the snapshot from the cache
-// instead would leave connected Envoys with their old configuration.
+// set builds and serves a gateway's snapshots, in one "xds push" span
+// that continues the trace of the bus entry.
+func (f *feed) set(ctx context.Context, e *bus.Entry, gw, nodeCluster string, x *busv1.XdsSnapshot) {
+	_, span := f.tracer.Start(ctx, "xds push", trace.WithAttributes(
+		attribute.String("gatewire.gateway", nodeCluster), attribute.String("gatewire.xds_version", x.GetVersion())))
+	defer span.End()
+	prev := f.store.snapshot(nodeCluster, false)
+	if _, served := f.served[gw]; !served {
+		prev = nil // the empty snapshot of a deleted gateway shares nothing
+	}
+	envoy, proxyless, err := buildSnapshots(x, prev, f.store.snapshot(nodeCluster, true))
+	if err != nil {
+		f.reject(e, nodeCluster, err)
+		span.RecordError(err)
+		return
+	}
+	changed := 0
+	for i := range numTypes {
+		if prev == nil || prev.types[i] != envoy.types[i] {
+			changed++
+		}
+	}
+	f.served[gw] = nodeCluster
+	woken := f.store.set(nodeCluster, envoy, proxyless)
+	span.SetAttributes(attribute.Int("gatewire.types_changed", changed), attribute.Int("gatewire.streams", woken))
+	f.log.Info("snapshot set", "gateway", nodeCluster, "version", x.GetVersion(),
+		"source_revision", x.GetSourceRevision(), "revision", e.Revision, "types_changed", changed,
+		"streams", woken, "proxyless_listeners", len(x.GetProxylessListeners()))
+}
+
+// remove replaces a deleted gateway's snapshots with empty ones at the
+// version "deleted": its connected clients drop what they had of it, and
+// clients that connect later get nothing to serve. Forgetting the
+// snapshot instead would leave connected clients with their old
+// configuration.
 func (f *feed) remove(ctx context.Context, key, nodeCluster string) {
+	_, span := f.tracer.Start(ctx, "xds push", trace.WithAttributes(
+		attribute.String("gatewire.gateway", nodeCluster), attribute.String("gatewire.xds_version", deletedVersion)))
+	defer span.End()
 	delete(f.served, key)
-	ok := f.set(ctx, nodeCluster, emptySnapshot(), emptySnapshot())
+	f.store.set(nodeCluster, emptySnapshot(deletedVersion), emptySnapshot(deletedVersion))
 	// After the snapshot changed: a NACK of the old version seen before it
 	// is forgotten, one seen after it is not recorded.
 	f.dataPlane.removed(nodeCluster)
-	if !ok {
-		return
-	}
 	f.log.Info("snapshot emptied: gateway deleted", "gateway", nodeCluster, "key", key, "version", deletedVersion)
 }
 
-func (f *feed) reject(ctx context.Context, e *bus.Entry, nodeCluster string, err error) {
-	f.rejected.Add(ctx, 1, metric.WithAttributes(attribute.String("gateway", nodeCluster)))
-	f.log.Error("snapshot rejected; the previous one stays served", "key", e.Key,
+// reject logs and counts an entry that is not served. The error names at
+// most a few resources.
+func (f *feed) reject(e *bus.Entry, nodeCluster string, err error) {
+	f.metrics.reject(f.store.label(nodeCluster))
+	f.log.Warn("snapshot rejected; the previous one stays served", "key", e.Key,
 		"gateway", nodeCluster, "revision", e.Revision, "error", err)
 }
 
 // nodeClusterOf is the node.cluster of the Envoys of the gateway whose
-// snapshot is stored under key: <namespace>/<gateway>.
+// commit is stored under key: <namespace>/<gateway>.
 func nodeClusterOf(key string) (string, error) {
 	ns, name, err := bus.ParseGatewayKey(key)
 	if err != nil {

@@ -3,14 +3,15 @@ package xds
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric/noop"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/gatewire/gatewire/pkg/bus"
@@ -28,18 +29,22 @@ func TestBadValuesKeepPrevious(t *testing.T) {
 	h.put(t, gatewayKey, xdstest.Sample(gateway, "v1"))
 	h.waitVersion(t, gateway, "v1")
 
-	rejected := map[string]int64{} // by gateway attribute
 	for _, tc := range badValues(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			key := tc.key
 			if key == "" {
 				key = gatewayKey
 			}
+			if tc.suffix != "" {
+				key += "." + tc.suffix
+			}
+			before := h.count(t, "gatewire_xds_snapshots_rejected_total", attribute.String("gateway", tc.gateway))
 			h.put(t, key, tc.value)
-			rejected[tc.gateway]++
-			h.waitCount(t, rejected[tc.gateway], "gatewire_xds_snapshots_rejected_total", attribute.String("gateway", tc.gateway))
+			waitFor(t, "the rejection counted", func() bool {
+				return h.count(t, "gatewire_xds_snapshots_rejected_total", attribute.String("gateway", tc.gateway)) > before
+			})
 			waitFor(t, "the rejection log line", func() bool {
-				return len(h.logs.lines(`"msg":"snapshot rejected`, `"key":"`+key+`"`, tc.logs)) == 1
+				return len(h.logs.lines(`"msg":"snapshot rejected`, `"key":"`+key+`"`, tc.logs)) > 0
 			})
 			resp, err := h.fetch(context.Background(), gateway, resource.ListenerType)
 			if err != nil {
@@ -55,9 +60,20 @@ func TestBadValuesKeepPrevious(t *testing.T) {
 type badValue struct {
 	name    string
 	key     string // gatewayKey when empty
+	suffix  string // a resource key's suffix; the commit when empty
 	gateway string // the gateway attribute of the rejection
 	value   proto.Message
 	logs    string // in the log line
+}
+
+// resourceKey is the suffix of r's key.
+func resourceKey(t *testing.T, r *busv1.XdsResource) string {
+	t.Helper()
+	k, err := xdsbucket.KindOf(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return xdsbucket.Suffix(k, r)
 }
 
 func badValues(t *testing.T) []badValue {
@@ -74,27 +90,57 @@ func badValues(t *testing.T) []badValue {
 		xdstest.RouteConfig(xdstest.RouteName, xdstest.ClusterName),
 		badCluster,
 		xdstest.LoadAssignment(xdstest.ClusterName, "127.0.0.1", 9090))
+	noCluster := mustSnapshot(t, "v9",
+		xdstest.Listener(xdstest.ListenerName, xdstest.ListenerPort, xdstest.RouteName),
+		xdstest.RouteConfig(xdstest.RouteName, "missing"),
+		xdstest.Cluster(xdstest.ClusterName),
+		xdstest.LoadAssignment(xdstest.ClusterName, "127.0.0.1", 9090))
+	noEndpoints := mustSnapshot(t, "v10",
+		xdstest.Listener(xdstest.ListenerName, xdstest.ListenerPort, xdstest.RouteName),
+		xdstest.RouteConfig(xdstest.RouteName, xdstest.ClusterName),
+		xdstest.Cluster(xdstest.ClusterName))
 
-	garbage := sample("v4")
-	garbage.Resources[0].Resources[0] = &anypb.Any{TypeUrl: garbage.Resources[0].TypeUrl, Value: []byte{0xff, 0xff, 0xff}}
-	mislabeled := sample("v5")
-	mislabeled.Resources[0].Resources[0] = mislabeled.Resources[1].Resources[0]
-	unknownType := sample("v6")
-	unknownType.Resources = append(unknownType.Resources, &busv1.TypedResources{TypeUrl: "type.googleapis.com/example.Unknown"})
-	noVersion := sample("")
+	garbage := &busv1.XdsResource{TypeUrl: xdsbucket.ClusterType, Name: "garbage", Value: []byte{0xff, 0xff, 0xff}}
+	garbage.Version = xdsbucket.Version(garbage.Value)
+	misnamed := clusterResource(t, "other-name")
+	misnamed.Name = "backend-2"
+	misplaced := clusterResource(t, "misplaced")
+	unknownType := &busv1.XdsResource{TypeUrl: "type.googleapis.com/example.Unknown", Name: "u"}
+	forged := clusterResource(t, "forged")
+	forgedSuffix := resourceKey(t, forged)
+	forged.Version = "0000000000000000"
+	inline := sample("v11")
 	otherCluster := xdstest.Sample("ns/other", "v7")
 
 	return append([]badValue{
 		{name: "inconsistent", gateway: gateway, value: noRoutes, logs: "inconsistent"},
+		{name: "route to a missing cluster", gateway: gateway, value: noCluster, logs: `cluster \"missing\"`},
+		{name: "EDS cluster without endpoints", gateway: gateway, value: noEndpoints, logs: "has no ClusterLoadAssignment"},
 		{name: "invalid resource", gateway: gateway, value: invalid, logs: "ConnectTimeout"},
-		{name: "undecodable any", gateway: gateway, value: garbage, logs: "resource 0"},
-		{name: "any of another type", gateway: gateway, value: mislabeled, logs: "holds"},
-		{name: "unknown type", gateway: gateway, value: unknownType, logs: "example.Unknown"},
-		{name: "no version", gateway: gateway, value: noVersion, logs: "version is empty"},
+		{name: "undecodable value", gateway: gateway, suffix: resourceKey(t, garbage), value: garbage, logs: "garbage"},
+		{name: "value named otherwise", gateway: gateway, suffix: resourceKey(t, misnamed), value: misnamed, logs: "the value is named"},
+		{name: "resource under another kind", gateway: gateway, suffix: "eds." + strings.TrimPrefix(resourceKey(t, misplaced), "cds."), value: misplaced, logs: "belongs under"},
+		{name: "unknown type", gateway: gateway, suffix: "cds.dQ", value: unknownType, logs: "example.Unknown"},
+		{name: "version not the hash", gateway: gateway, suffix: forgedSuffix, value: forged, logs: "not the hash"},
+		{name: "no version", gateway: gateway, value: sample(""), logs: "version is empty"},
 		{name: "node cluster of another key", gateway: gateway, value: otherCluster, logs: "does not match the key"},
+		{name: "resources inline in the commit", gateway: gateway, value: &rawCommit{inline}, logs: "inline"},
 		{name: "not a snapshot", gateway: gateway, value: &busv1.Proxy{Name: "gw"}, logs: "want an XdsSnapshot"},
-		{name: "bad key", key: "ns.gw.extra", gateway: "", value: sample("v8"), logs: "gateway key"},
+		{name: "bad key", key: "ns.gw.extra", gateway: "unknown", value: sample("v8"), logs: "key"},
 	}, badProxylessValues(t)...)
+}
+
+// rawCommit is an XdsSnapshot that put writes as it is, not in the
+// bucket's layout.
+type rawCommit struct{ *busv1.XdsSnapshot }
+
+func clusterResource(t *testing.T, name string) *busv1.XdsResource {
+	t.Helper()
+	v, err := proto.Marshal(xdstest.Cluster(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &busv1.XdsResource{TypeUrl: xdsbucket.ClusterType, Name: name, Value: v, Version: xdsbucket.Version(v)}
 }
 
 func mustSnapshot(t *testing.T, version string, resources ...proto.Message) *busv1.XdsSnapshot {
@@ -111,29 +157,29 @@ func mustSnapshot(t *testing.T, version string, resources ...proto.Message) *bus
 // empties that gateway after its initial sync and keeps the other.
 func TestReopenedWatchEmptiesDeleted(t *testing.T) {
 	b := bustest.New(t)
-	f := &feed{
-		bus:      b,
-		cache:    newSplitCache(cacheLogger{slog.New(slog.DiscardHandler)}),
-		log:      slog.New(slog.DiscardHandler),
-		rejected: noop.Int64Counter{},
-		served:   map[string]string{},
+	log := slog.New(slog.DiscardHandler)
+	st := newStore()
+	m, err := newMetrics(noop.NewMeterProvider().Meter(meterName), st)
+	if err != nil {
+		t.Fatal(err)
 	}
-	f.dataPlane = newDataPlane(b, f.log, "test", servedVersion(f.cache))
+	f := newFeed(b, st, log, m, tracenoop.NewTracerProvider().Tracer(tracerName), newDataPlane(b, log, "test", servedVersion(st)))
 	ctx := context.Background()
+	pub := xdstest.NewPublisher(b)
 	for _, name := range []string{"kept", "deleted"} {
-		if _, err := xdsbucket.Write(ctx, b, bus.GatewayKey("ns", name), xdstest.Sample("ns/"+name, "v1")); err != nil {
+		if _, err := pub.Publish(ctx, xdstest.Sample("ns/"+name, "v1")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	version := func(nodeCluster string) string {
-		snap, err := f.cache.GetSnapshot(nodeCluster)
-		if err != nil {
+		snap := st.snapshot(nodeCluster, false)
+		if snap == nil {
 			return ""
 		}
-		return snap.GetVersion(resource.ListenerType)
+		return snap.types[typeListener].version
 	}
 	followUntil(t, f, func() bool { return version("ns/kept") == "v1" && version("ns/deleted") == "v1" })
-	if err := xdsbucket.Remove(ctx, b, bus.GatewayKey("ns", "deleted")); err != nil {
+	if err := pub.Delete(ctx, bus.GatewayKey("ns", "deleted")); err != nil {
 		t.Fatal(err)
 	}
 	followUntil(t, f, func() bool { return version("ns/deleted") == deletedVersion })

@@ -15,7 +15,6 @@ import (
 
 	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
-	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -25,12 +24,12 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/gatewire/gatewire/pkg/bus"
-	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(grpcTargetEnv) != "" {
+	if os.Getenv(grpcTargetEnv) != "" || os.Getenv(fanoutClientEnv) != "" {
 		// The child process of a gRPC client test: gRPC's xDS client keeps
 		// goroutines of its own after the channel closes.
 		os.Exit(m.Run())
@@ -65,6 +64,13 @@ func start(t *testing.T, b *bus.Bus) *harness {
 // startReplica runs a Service over b as the given replica.
 func startReplica(t *testing.T, b *bus.Bus, replica string) *harness {
 	t.Helper()
+	return startWith(t, b, replica, func(*Config) {})
+}
+
+// startWith runs a Service over b as the given replica, with the default
+// configuration as edit changes it.
+func startWith(t *testing.T, b *bus.Bus, replica string, edit func(*Config), opts ...Option) *harness {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("listen: %v", err)
@@ -74,7 +80,8 @@ func startReplica(t *testing.T, b *bus.Bus, replica string) *harness {
 	meters := sdkmetric.NewMeterProvider(sdkmetric.WithReader(h.reader))
 	cfg := DefaultConfig()
 	cfg.ReplicaID = replica
-	h.svc, err = New(cfg, b, log, WithListener(l), WithMeterProvider(meters))
+	edit(&cfg)
+	h.svc, err = New(cfg, b, log, append([]Option{WithListener(l), WithMeterProvider(meters)}, opts...)...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -113,20 +120,37 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// waitVersion waits until the cache holds version for nodeCluster.
+// waitVersion waits until the store holds version of the listeners for
+// nodeCluster.
 func (h *harness) waitVersion(t *testing.T, nodeCluster, version string) {
 	t.Helper()
 	waitFor(t, nodeCluster+" at version "+version, func() bool { return h.servedVersion(nodeCluster) == version })
 }
 
-// servedVersion is the listener version the cache holds for nodeCluster,
+// servedVersion is the listener version the store holds for nodeCluster,
 // "" when it holds none.
 func (h *harness) servedVersion(nodeCluster string) string {
-	snap, err := h.svc.cache.GetSnapshot(nodeCluster)
-	if err != nil {
+	snap := h.svc.store.snapshot(nodeCluster, false)
+	if snap == nil {
 		return ""
 	}
-	return snap.GetVersion(resource.ListenerType)
+	return snap.types[typeListener].version
+}
+
+// waitAck waits until an open stream (delta or not) has acknowledged
+// version of typeURL.
+func (h *harness) waitAck(t *testing.T, delta bool, typeURL, version string) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("an ACK of %s %s (delta %v)", typeURL, version, delta), func() bool {
+		for _, st := range h.svc.Streams() {
+			for _, ts := range st.Types {
+				if st.Delta == delta && ts.TypeURL == typeURL && ts.Acked == version {
+					return true
+				}
+			}
+		}
+		return false
+	})
 }
 
 // statusEntry is the replica's data-plane status entry of the gateway
@@ -167,20 +191,47 @@ func (h *harness) waitNoStatus(t *testing.T) {
 	waitFor(t, "no status entry", func() bool { return h.statusEntry(t, "ns", "gw") == nil })
 }
 
-// put writes a value to the xds bucket: a snapshot in the bucket's layout
-// (one key per resource and the commit), anything else as it is.
+// put writes a value to the xds bucket: an inline snapshot in the
+// bucket's layout (its resources, then its commit under key), anything
+// else as it is.
 func (h *harness) put(t *testing.T, key string, msg proto.Message) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	if snap, ok := msg.(*busv1.XdsSnapshot); ok {
-		if _, err := xdsbucket.Write(ctx, h.bus, key, snap); err == nil {
-			return
+	if raw, ok := msg.(*rawCommit); ok {
+		msg = raw.XdsSnapshot
+	} else if x, ok := msg.(*busv1.XdsSnapshot); ok {
+		if _, err := publisherOf(h.bus).PublishAt(ctx, key, x); err != nil {
+			t.Fatalf("publish %s: %v", key, err)
 		}
+		return
 	}
 	if _, err := h.bus.Put(ctx, bus.XDS, key, msg); err != nil {
 		t.Fatalf("put %s: %v", key, err)
 	}
+}
+
+var (
+	publishersMu sync.Mutex
+	publishers   = map[*bus.Bus]*xdstest.Publisher{}
+)
+
+// publisherOf is the one publisher of b, shared by the replicas of a test
+// as the translator's writes are.
+func publisherOf(b *bus.Bus) *xdstest.Publisher {
+	publishersMu.Lock()
+	defer publishersMu.Unlock()
+	p := publishers[b]
+	if p == nil {
+		p = xdstest.NewPublisher(b)
+		publishers[b] = p
+	}
+	return p
+}
+
+// attrs are the attributes of the ACK and NACK counters.
+func attrs(gateway, typeURL string) []attribute.KeyValue {
+	return []attribute.KeyValue{attribute.String("gateway", gateway), attribute.String("type_url", typeURL)}
 }
 
 // count is the value of a counter with the given attributes; 0 when absent.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
-	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -31,7 +30,7 @@ func TestGRPCClientNACK(t *testing.T) {
 	startGRPCClient(t, h.svc.Addr().String(), gateway)
 
 	nacks := func() int64 {
-		return h.count(t, "gatewire_xds_nacks_total", attrs(gateway, "v1", resource.ListenerType)...)
+		return h.count(t, "gatewire_xds_nacks_total", attrs(gateway, resource.ListenerType)...)
 	}
 	waitFor(t, "gRPC's NACK of v1", func() bool { return nacks() > 0 })
 	first := nacks()
@@ -49,9 +48,7 @@ func TestGRPCClientNACK(t *testing.T) {
 
 	h.put(t, gatewayKey, grpcSnapshot(t, "v2", 0))
 	for _, typeURL := range []string{resource.ListenerType, resource.RouteType, resource.ClusterType, resource.EndpointType} {
-		waitFor(t, "gRPC's ACK of v2 of "+typeURL, func() bool {
-			return h.count(t, "gatewire_xds_acks_total", attrs(gateway, "v2", typeURL)...) > 0
-		})
+		h.waitAck(t, false, typeURL, "v2")
 	}
 	h.waitNoStatus(t)
 }
@@ -83,8 +80,9 @@ func TestNACKHeld(t *testing.T) {
 	lds.recv(t)
 	lds.nack(t, "listener http-10080: port in use")
 	lds.expectNone(t, quiet)
-	h.waitCount(t, 1, "gatewire_xds_nacks_total", attrs(gateway, "v1", resource.ListenerType)...)
+	h.waitCount(t, 1, "gatewire_xds_nacks_total", attrs(gateway, resource.ListenerType)...)
 	checkNotProgrammed(t, h.waitStatus(t, `"envoy-ns-gw"`, "v1", resource.ListenerType, "port in use"))
+	checkStreamNACK(t, h, "v1", "listener http-10080: port in use")
 
 	t.Run("a new version is sent", func(t *testing.T) {
 		h.put(t, gatewayKey, movedBackend(t, "v2", 9090))
@@ -149,7 +147,7 @@ func TestNACKStatusLifetime(t *testing.T) {
 	h.waitNoStatus(t)
 	t.Run("gateway deleted", func(t *testing.T) {
 		rejectOnce(t)
-		if err := xdsbucket.Remove(ctx, b, gatewayKey); err != nil {
+		if err := b.Delete(ctx, bus.XDS, gatewayKey); err != nil {
 			t.Fatal(err)
 		}
 		h.waitNoStatus(t)
@@ -191,7 +189,7 @@ func TestDeltaNACKNotResent(t *testing.T) {
 	if err := stream.Send(nack); err != nil {
 		t.Fatal(err)
 	}
-	h.waitCount(t, 1, "gatewire_xds_nacks_total", attrs(gateway, "v1", resource.ListenerType)...)
+	h.waitCount(t, 1, "gatewire_xds_nacks_total", attrs(gateway, resource.ListenerType)...)
 	h.waitStatus(t, "v1", "no")
 	got := make(chan *discovery.DeltaDiscoveryResponse, 1)
 	go func() {
@@ -205,4 +203,25 @@ func TestDeltaNACKNotResent(t *testing.T) {
 	case <-time.After(quiet):
 	}
 	cancel()
+}
+
+// checkStreamNACK checks that Streams shows the listener stream's NACK of
+// version with detail, and what it serves and sent.
+func checkStreamNACK(t *testing.T, h *harness, version, detail string) {
+	t.Helper()
+	for _, st := range h.svc.Streams() {
+		for _, ts := range st.Types {
+			if ts.TypeURL != resource.ListenerType || ts.NACK == nil {
+				continue
+			}
+			if st.NodeID != "envoy-ns-gw" || st.Gateway != gateway || st.Delta || st.Proxyless || st.ConnectedSince.IsZero() {
+				t.Errorf("stream %+v", st)
+			}
+			if ts.NACK.Version != version || ts.NACK.Detail != detail || ts.Served != version || ts.Sent != version || ts.Acked != "" {
+				t.Errorf("listeners %+v, NACK %+v; want %s served, sent and rejected with %q, nothing acked", ts, *ts.NACK, version, detail)
+			}
+			return
+		}
+	}
+	t.Errorf("no stream shows a NACK of the listeners: %+v", h.svc.Streams())
 }

@@ -13,8 +13,8 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
-	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -47,7 +47,7 @@ func proxylessSample(t *testing.T, version string, apiListeners ...string) *busv
 	return x
 }
 
-func TestNodeHash(t *testing.T) {
+func TestIsProxyless(t *testing.T) {
 	value := func(v any) *structpb.Struct {
 		s, err := structpb.NewStruct(map[string]any{ProxylessMetadataKey: v})
 		if err != nil {
@@ -58,18 +58,17 @@ func TestNodeHash(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		node *core.Node
-		want string
+		want bool
 	}{
-		{"envoy", &core.Node{Cluster: "ns/gw"}, "ns/gw"},
-		{"proxyless", &core.Node{Cluster: "ns/gw", Metadata: value(true)}, "ns/gw/proxyless"},
-		{"proxyless as a string", &core.Node{Cluster: "ns/gw", Metadata: value("true")}, "ns/gw/proxyless"},
-		{"marker false", &core.Node{Cluster: "ns/gw", Metadata: value(false)}, "ns/gw"},
-		{"marker of another type", &core.Node{Cluster: "ns/gw", Metadata: value(1.0)}, "ns/gw"},
-		{"no cluster", &core.Node{Metadata: value(true)}, ""},
-		{"no node", nil, ""},
+		{"envoy", &core.Node{Cluster: "ns/gw"}, false},
+		{"proxyless", &core.Node{Cluster: "ns/gw", Metadata: value(true)}, true},
+		{"proxyless as a string", &core.Node{Cluster: "ns/gw", Metadata: value("true")}, true},
+		{"marker false", &core.Node{Cluster: "ns/gw", Metadata: value(false)}, false},
+		{"marker of another type", &core.Node{Cluster: "ns/gw", Metadata: value(1.0)}, false},
+		{"no node", nil, false},
 	} {
-		if got := (nodeHash{}).ID(tc.node); got != tc.want {
-			t.Errorf("%s: ID = %q, want %q", tc.name, got, tc.want)
+		if got := isProxyless(tc.node); got != tc.want {
+			t.Errorf("%s: isProxyless = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
@@ -111,7 +110,7 @@ func TestProxylessServedAPIListeners(t *testing.T) {
 	}
 	lds.ack(t)
 
-	if err := xdsbucket.Remove(context.Background(), h.bus, gatewayKey); err != nil {
+	if err := h.bus.Delete(context.Background(), bus.XDS, gatewayKey); err != nil {
 		t.Fatal(err)
 	}
 	resp = lds.recv(t)
@@ -151,33 +150,26 @@ func TestProxylessSnapshotsMatchTheEnvoys(t *testing.T) {
 	x.Resources = append(x.Resources, &busv1.TypedResources{TypeUrl: resource.SecretType, Resources: []*anypb.Any{mustAny(t, secret)}})
 	h.put(t, gatewayKey, x)
 	h.waitVersion(t, gateway, "v1")
-	envoy, err := h.svc.cache.GetSnapshot(gateway)
-	if err != nil {
-		t.Fatal(err)
-	}
-	grpc, err := h.svc.cache.GetSnapshot(proxylessKey(gateway))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, typeURL := range servedTypes {
-		if v := grpc.GetVersion(typeURL); v != "v1" {
+	envoy, grpc := h.svc.store.snapshot(gateway, false), h.svc.store.snapshot(gateway, true)
+	for i, typeURL := range typeURLs {
+		if v := grpc.types[i].version; v != "v1" {
 			t.Errorf("proxyless %s at %q, want v1", typeURL, v)
 		}
-		got, want := grpc.GetResources(typeURL), envoy.GetResources(typeURL)
+		got, want := grpc.types[i].names.names, envoy.types[i].names.names
 		switch typeURL {
 		case resource.ListenerType:
-			if _, ok := got["a.example"]; !ok || len(got) != 1 {
-				t.Errorf("proxyless listeners %v, want a.example", keys(got))
+			if !slices.Equal(got, []string{"a.example"}) {
+				t.Errorf("proxyless listeners %v, want a.example", got)
 			}
 			continue
 		case resource.SecretType:
 			if len(got) != 0 || len(want) != 1 {
-				t.Errorf("secrets %v for proxyless clients, %v for Envoys; want none and ns/cert", keys(got), keys(want))
+				t.Errorf("secrets %v for proxyless clients, %v for Envoys; want none and ns/cert", got, want)
 			}
 			continue
 		}
-		if !slices.Equal(keys(got), keys(want)) {
-			t.Errorf("proxyless %s %v, want the Envoys' %v", typeURL, keys(got), keys(want))
+		if !slices.Equal(got, want) || grpc.types[i] != envoy.types[i] {
+			t.Errorf("proxyless %s %v, want the Envoys' %v, shared", typeURL, got, want)
 		}
 	}
 }
@@ -213,14 +205,12 @@ func badProxylessValues(t *testing.T) []badValue {
 	noRoutes := proxylessSample(t, "p2")
 	noRoutes.ProxylessListeners = append(noRoutes.ProxylessListeners,
 		mustAny(t, xdstest.APIListener("a.example", "missing-routes")))
-	twice := proxylessSample(t, "p3", "a.example", "a.example")
-	otherType := proxylessSample(t, "p4")
-	otherType.ProxylessListeners = append(otherType.ProxylessListeners, mustAny(t, xdstest.Cluster("c")))
+	otherType := clusterResource(t, "c")
+	otherType.Proxyless = true
 	return []badValue{
 		{name: "proxyless listener not an API listener", gateway: gateway, value: notAPI, logs: "not an api_listener"},
 		{name: "proxyless listener without its routes", gateway: gateway, value: noRoutes, logs: "missing-routes"},
-		{name: "proxyless listener twice", gateway: gateway, value: twice, logs: "listed twice"},
-		{name: "proxyless listener of another type", gateway: gateway, value: otherType, logs: "proxyless listeners: type.googleapis.com/envoy.config.listener.v3.Listener resource 0: holds"},
+		{name: "proxyless listener of another type", gateway: gateway, suffix: "api.Yw", value: otherType, logs: "want a listener"},
 	}
 }
 

@@ -9,35 +9,29 @@ import (
 	"sync"
 	"time"
 
-	clusterservice "github.com/envoyproxy/go-control-plane/envoy/service/cluster/v3"
-	discoverygrpc "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
-	endpointservice "github.com/envoyproxy/go-control-plane/envoy/service/endpoint/v3"
-	listenerservice "github.com/envoyproxy/go-control-plane/envoy/service/listener/v3"
-	routeservice "github.com/envoyproxy/go-control-plane/envoy/service/route/v3"
-	secretservice "github.com/envoyproxy/go-control-plane/envoy/service/secret/v3"
-	"github.com/envoyproxy/go-control-plane/pkg/cache/v3"
-	"github.com/envoyproxy/go-control-plane/pkg/server/sotw/v3"
-	"github.com/envoyproxy/go-control-plane/pkg/server/v3"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 )
 
-// meterName is the OpenTelemetry meter of the service's metrics.
-const meterName = "gatewire/xds"
+// tracerName is the OpenTelemetry tracer of the service's spans.
+const tracerName = "gatewire/xds"
 
 // Service is the xds service. Create it with [New] and start it with
 // [Service.Run]; its methods are safe for concurrent use.
 type Service struct {
 	cfg       Config
 	log       *slog.Logger
-	cache     cache.SnapshotCache
-	callbacks *callbacks
+	store     *store
+	metrics   *metrics
 	feed      *feed
 	dataPlane *dataPlane
+	// stopping is closed when Run's context is done: every stream ends.
+	stopping chan struct{}
 
 	mu       sync.Mutex
 	listener net.Listener // set by WithListener, or by Run
@@ -50,6 +44,7 @@ type Option func(*options) error
 type options struct {
 	listener net.Listener
 	meters   metric.MeterProvider
+	tracers  trace.TracerProvider
 }
 
 // WithListener makes Run serve on l instead of listening on
@@ -76,6 +71,18 @@ func WithMeterProvider(p metric.MeterProvider) Option {
 	}
 }
 
+// WithTracerProvider records the service's spans with p instead of the
+// global OpenTelemetry tracer provider.
+func WithTracerProvider(p trace.TracerProvider) Option {
+	return func(o *options) error {
+		if p == nil {
+			return errors.New("xds: WithTracerProvider: nil provider")
+		}
+		o.tracers = p
+		return nil
+	}
+}
+
 // New checks cfg and builds the service over b. log may be nil to discard
 // logs.
 func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, error) {
@@ -88,7 +95,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	o := options{meters: otel.GetMeterProvider()}
+	o := options{meters: otel.GetMeterProvider(), tracers: otel.GetTracerProvider()}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -98,29 +105,16 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	if err != nil {
 		return nil, err
 	}
-	snapshots := newSplitCache(cacheLogger{log})
-	dp := newDataPlane(b, log, replica, servedVersion(snapshots))
-	meter := o.meters.Meter(meterName)
-	cb, err := newCallbacks(log, meter, dp)
+	st := newStore()
+	m, err := newMetrics(o.meters.Meter(meterName), st)
 	if err != nil {
 		return nil, fmt.Errorf("xds: metrics: %w", err)
 	}
-	rejected, err := meter.Int64Counter("gatewire_xds_snapshots_rejected_total",
-		metric.WithDescription("xds bucket values that were not served because they did not decode or were not consistent, by gateway"))
-	if err != nil {
-		return nil, fmt.Errorf("xds: metrics: %w", err)
-	}
+	dp := newDataPlane(b, log, replica, servedVersion(st))
 	return &Service{
-		cfg:       cfg,
-		log:       log,
-		cache:     snapshots,
-		callbacks: cb,
-		dataPlane: dp,
-		listener:  o.listener,
-		feed: &feed{
-			bus: b, cache: snapshots, log: log, rejected: rejected, dataPlane: dp,
-			served: map[string]string{},
-		},
+		cfg: cfg, log: log, store: st, metrics: m, dataPlane: dp, listener: o.listener,
+		stopping: make(chan struct{}),
+		feed:     newFeed(b, st, log, m, o.tracers.Tracer(tracerName), dp),
 	}, nil
 }
 
@@ -150,22 +144,25 @@ func (s *Service) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	grpcServer := s.grpcServer(ctx)
+	grpcServer := s.grpcServer()
 	var wg sync.WaitGroup
 	wg.Go(func() { s.feed.run(ctx) })
 	wg.Go(func() { s.dataPlane.run(ctx) })
+	wg.Go(func() { s.watchdog(ctx) })
 	served := make(chan error, 1)
 	go func() { served <- grpcServer.Serve(l) }()
 	s.log.Info("xds server listening", "address", l.Addr().String())
 
 	select {
 	case <-ctx.Done():
+		close(s.stopping)
 		s.stop(grpcServer)
 		<-served
 		err = nil
 	case err = <-served:
 		err = fmt.Errorf("xds: serve on %s: %w", l.Addr(), err)
 		cancel()
+		close(s.stopping)
 		grpcServer.Stop()
 	}
 	wg.Wait()
@@ -192,12 +189,30 @@ func (s *Service) listen() (net.Listener, error) {
 	return l, nil
 }
 
+// HTTP/2 flow control of what clients send (requests): static windows
+// large enough for an Envoy's request of every endpoint of thousands of
+// clusters in one round trip. What the server sends is bounded by the
+// clients' windows (Envoy's are 256 MiB by default).
+const (
+	initialWindowSize     = 1 << 20
+	initialConnWindowSize = 4 << 20
+	// writeBufferSize is each connection's write buffer, shared between
+	// flushes so that idle connections hold none.
+	writeBufferSize = 128 << 10
+)
+
 // grpcServer builds the gRPC server with ADS and the per-type services
-// (LDS, RDS, CDS, EDS, SDS), state-of-the-world and delta, over one cache.
-// Its streams end when ctx is done.
-func (s *Service) grpcServer(ctx context.Context) *grpc.Server {
+// (LDS, RDS, CDS, EDS, SDS), state-of-the-world and delta. Responses are
+// sent with [codec], which sends shared encoded bytes as they are.
+func (s *Service) grpcServer() *grpc.Server {
 	g := grpc.NewServer(
+		grpc.ForceServerCodecV2(newCodec()),
+		grpc.MaxRecvMsgSize(s.cfg.MaxRequestBytes),
 		grpc.MaxConcurrentStreams(s.cfg.MaxConcurrentStreams),
+		grpc.InitialWindowSize(initialWindowSize),
+		grpc.InitialConnWindowSize(initialConnWindowSize),
+		grpc.WriteBufferSize(writeBufferSize),
+		grpc.SharedWriteBuffer(true),
 		grpc.KeepaliveParams(keepalive.ServerParameters{
 			Time:    s.cfg.KeepaliveTime,
 			Timeout: s.cfg.KeepaliveTimeout,
@@ -206,15 +221,9 @@ func (s *Service) grpcServer(ctx context.Context) *grpc.Server {
 			MinTime:             s.cfg.KeepaliveMinTime,
 			PermitWithoutStream: true,
 		}),
+		grpc.StatsHandler(connLogger{log: s.log}),
 	)
-	watcher := holdingCache{SnapshotCache: s.cache, hash: nodeHash{}}
-	xds := server.NewServer(ctx, watcher, s.callbacks, sotw.WithLogger(cacheLogger{s.log}))
-	discoverygrpc.RegisterAggregatedDiscoveryServiceServer(g, xds)
-	listenerservice.RegisterListenerDiscoveryServiceServer(g, xds)
-	routeservice.RegisterRouteDiscoveryServiceServer(g, xds)
-	clusterservice.RegisterClusterDiscoveryServiceServer(g, xds)
-	endpointservice.RegisterEndpointDiscoveryServiceServer(g, xds)
-	secretservice.RegisterSecretDiscoveryServiceServer(g, xds)
+	s.register(g)
 	return g
 }
 
@@ -237,15 +246,16 @@ func (s *Service) stop(g *grpc.Server) {
 	}
 }
 
-// servedVersion reads the version of a type that c serves to a gateway's
-// Envoys; "" when it has no snapshot for the gateway. Its proxyless
-// clients are served the same version.
-func servedVersion(c cache.SnapshotCache) func(gateway, typeURL string) string {
+// servedVersion reads the version of a type that st serves to a
+// gateway's Envoys; "" when it has no snapshot for the gateway. Its
+// proxyless clients are served the same version, the listeners aside.
+func servedVersion(st *store) func(gateway, typeURL string) string {
 	return func(gateway, typeURL string) string {
-		snap, err := c.GetSnapshot(gateway)
-		if err != nil {
+		snap := st.snapshot(gateway, false)
+		i := typeIndex(typeURL)
+		if snap == nil || i < 0 {
 			return ""
 		}
-		return snap.GetVersion(typeURL)
+		return snap.types[i].version
 	}
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
-	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -72,14 +71,15 @@ func TestServe(t *testing.T) {
 			clients[typ.typeURL] = c
 			fetchAndAck(t, c, typ.typeURL, typ.names)
 			// The ACK carries the version the client received.
-			h.waitCount(t, 1, "gatewire_xds_acks_total", attrs(gateway, "v1", typ.typeURL)...)
+			h.waitCount(t, 1, "gatewire_xds_acks_total", attrs(gateway, typ.typeURL)...)
+			h.waitAck(t, false, typ.typeURL, "v1")
 		}
 	})
 	t.Run("new version", func(t *testing.T) {
 		h.put(t, gatewayKey, movedBackend(t, "v2", 9090))
 		for _, typ := range served {
 			got := fetchAndAck(t, clients[typ.typeURL], typ.typeURL, typ.names)
-			h.waitCount(t, 1, "gatewire_xds_acks_total", attrs(gateway, "v2", typ.typeURL)...)
+			h.waitAck(t, false, typ.typeURL, "v2")
 			if typ.typeURL == resource.EndpointType {
 				checkPort(t, got[0], 9090)
 			}
@@ -102,14 +102,14 @@ func deleteEmpties(t *testing.T, h *harness, clients map[string]sotwclient.ADSCl
 		t.Fatalf("listeners at %q: %d, want 1 at v2", resp.GetVersionInfo(), len(resp.GetResources()))
 	}
 	lds.ack(t)
-	if err := xdsbucket.Remove(context.Background(), h.bus, gatewayKey); err != nil {
+	if err := h.bus.Delete(context.Background(), bus.XDS, gatewayKey); err != nil {
 		t.Fatal(err)
 	}
 	if resp := lds.recv(t); resp.GetVersionInfo() != deletedVersion || len(resp.GetResources()) != 0 {
 		t.Fatalf("after the delete: listeners at %q: %d, want none at %q", resp.GetVersionInfo(), len(resp.GetResources()), deletedVersion)
 	}
 	lds.ack(t)
-	h.waitCount(t, 1, "gatewire_xds_acks_total", attrs(gateway, deletedVersion, resource.ListenerType)...)
+	h.waitAck(t, false, resource.ListenerType, deletedVersion)
 	for _, typ := range served {
 		fetchAndAck(t, clients[typ.typeURL], typ.typeURL, nil)
 	}
@@ -133,7 +133,7 @@ func nackCounted(t *testing.T, h *harness, ctx context.Context) {
 	if err := c.Nack("cluster backend: no healthy upstream config"); err != nil {
 		t.Fatal(err)
 	}
-	h.waitCount(t, 1, "gatewire_xds_nacks_total", attrs(gateway, "v2", resource.ClusterType)...)
+	h.waitCount(t, 1, "gatewire_xds_nacks_total", attrs(gateway, resource.ClusterType)...)
 	// The counter moves before the log line is written: wait for the line.
 	nackLines := func() []string {
 		return h.logs.lines(`"msg":"xds nack"`, `"gateway":"ns/gw"`, `"version":"v2"`,
@@ -212,8 +212,7 @@ func deltaFetchAndAck(t *testing.T, h *harness, ctx context.Context) {
 		if err := stream.Send(ack); err != nil {
 			t.Fatal(err)
 		}
-		// One ACK of v2 came from the state-of-the-world client.
-		h.waitCount(t, 2, "gatewire_xds_acks_total", attrs(gateway, "v2", typ.typeURL)...)
+		h.waitAck(t, true, typ.typeURL, "v2")
 	}
 }
 
@@ -287,7 +286,7 @@ func TestNATSGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	fetchAndAck(t, c, resource.ListenerType, []string{xdstest.ListenerName})
-	h.waitCount(t, 1, "gatewire_xds_acks_total", attrs(gateway, "v1", resource.ListenerType)...)
+	h.waitAck(t, false, resource.ListenerType, "v1")
 	if !h.svc.Ready() {
 		t.Error("not ready after NATS stopped")
 	}

@@ -1,0 +1,142 @@
+package xds
+
+import (
+	"time"
+
+	discovery "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
+)
+
+// State of the world, per stream and type:
+//
+//   - A request without a response nonce subscribes (or subscribes
+//     again) and says what the client has: its version_info. A client
+//     that names the version served now is sent nothing until it
+//     changes, on this replica or another.
+//   - The first request with the nonce of the last response answers it:
+//     an ACK, or a NACK with error_detail. A NACK holds the rejected
+//     version: it is not sent again, and the next version is. Later
+//     requests with that nonce only change the names subscribed to (an
+//     Envoy names the endpoints of new clusters so). A request with an
+//     older nonce is stale and ignored: the client has not seen the last
+//     response yet.
+//   - One response per type is outstanding at a time: a new version is
+//     sent once the client answered the last one, and a client slow to
+//     answer skips the versions it had no time for.
+//   - An Envoy (not a proxyless client) that names routes or endpoints is
+//     sent them once it names every resource of the type the snapshot
+//     holds, as it does after it applied the listeners or clusters that
+//     need them; it is then sent the shared response of the type. Every
+//     other named subscription is sent the resources it names that exist.
+
+// handleSotw applies one request to the stream's state.
+func (s *Service) handleSotw(st *stream, req *discovery.DiscoveryRequest) error {
+	i, err := s.requestType(st, req.GetTypeUrl())
+	if err != nil || i < 0 {
+		return err
+	}
+	if err := s.first(st, req.GetNode()); err != nil {
+		return err
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ts := &st.types[i]
+	snap := st.view()
+	var current *typeSnap
+	if snap != nil {
+		current = snap.types[i]
+	}
+	if nonce := req.GetResponseNonce(); nonce != "" {
+		if nonce != ts.last {
+			s.metrics.transient(transientStaleNonce)
+			return nil
+		}
+		if ts.pending != "" {
+			ts.pending = ""
+			s.answered(st, i, ts, ts.sentVersion, req.GetVersionInfo(), req.GetErrorDetail())
+		}
+	} else {
+		ts.subscribed = true
+		ts.pending = ""
+		ts.sentVersion = req.GetVersionInfo()
+		ts.acked = req.GetVersionInfo()
+	}
+	if ts.sub.set(req.GetResourceNames(), current) && req.GetResponseNonce() != "" {
+		ts.namesChanged = true
+	}
+	return nil
+}
+
+// pushSotw sends every type whose response is due, in type order.
+func (s *Service) pushSotw(st *stream) error {
+	snap := st.view()
+	if snap == nil {
+		return nil
+	}
+	for i := range numTypes {
+		if st.only >= 0 && i != st.only {
+			continue
+		}
+		msg, t := s.nextSotw(st, i, snap.types[i])
+		if msg == nil {
+			continue
+		}
+		if err := s.send(st, i, msg, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nextSotw is the response of type i the stream is due, and the version
+// it sends; nil when none is due. It records the response as sent.
+func (s *Service) nextSotw(st *stream, i int, t *typeSnap) (*encoded, *typeSnap) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ts := &st.types[i]
+	if !ts.subscribed || ts.pending != "" || t.version == ts.held {
+		return nil, nil
+	}
+	partial := !ts.sub.covers(t)
+	if ts.sentVersion == t.version && !(partial && ts.namesChanged) {
+		return nil, nil
+	}
+	if partial && !st.node.proxyless && (i == typeRoute || i == typeEndpoint) {
+		s.metrics.transient(transientNamesPending)
+		return nil, nil
+	}
+	body := t.body
+	if partial {
+		body = subsetBody(t, pick(t, &ts.sub))
+	}
+	nonce := st.nextNonce()
+	ts.pending, ts.last, ts.sentAt, ts.namesChanged, ts.held = nonce, nonce, time.Now(), false, ""
+	ts.sentVersion = t.version
+	return sotwResponse(body, nonce), t
+}
+
+// pick lists the indexes of t's resources that sub names.
+func pick(t *typeSnap, sub *subscription) []int32 {
+	var out []int32
+	if sub.size() < len(t.names.names) {
+		for n := range sub.plus {
+			if i, ok := t.names.index[n]; ok {
+				out = append(out, i)
+			}
+		}
+		if sub.base != nil {
+			for _, n := range sub.base.names {
+				if i, ok := t.names.index[n]; ok && sub.contains(n) {
+					out = append(out, i)
+				}
+			}
+		}
+		sortIndexes(out)
+		return out
+	}
+	for i, n := range t.names.names {
+		if sub.contains(n) {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
