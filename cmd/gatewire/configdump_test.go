@@ -120,4 +120,3 @@ func TestConfigDumpErrors(t *testing.T) {
 		}
 	}
 }
-
