@@ -156,3 +156,30 @@ func TestFileStore(t *testing.T) {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
 }
+
+// TestRemembered: a store the process may only write is read from memory:
+// a new process issues anew, the same one does not.
+func TestRemembered(t *testing.T) {
+	ctx := context.Background()
+	ca := certstest.CA(t, "test CA")
+	files := certs.FileStore{Files: certs.DirFiles(t.TempDir())}
+	req := certs.GatewayRequest(gatewayID("a", "b"), 0)
+	if _, err := certs.Ensure(ctx, files, ca, req, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	mem := certs.Remembered(files)
+	if _, err := mem.Load(ctx); !errors.Is(err, certs.ErrNotFound) {
+		t.Fatalf("Load before any Save = %v, want ErrNotFound", err)
+	}
+	first, err := certs.Ensure(ctx, mem, ca, req, time.Now())
+	if err != nil || !first.Issued {
+		t.Fatalf("first Ensure: issued %t, %v", first.Issued, err)
+	}
+	second, err := certs.Ensure(ctx, mem, ca, req, time.Now())
+	if err != nil || second.Issued || !second.Bundle.Equal(first.Bundle) {
+		t.Fatalf("second Ensure: issued %t, %v", second.Issued, err)
+	}
+	if stored, _ := files.Load(ctx); !stored.Equal(first.Bundle) {
+		t.Error("Remembered did not write through")
+	}
+}

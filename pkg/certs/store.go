@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // ErrNotFound: a store holds no bundle yet.
@@ -136,5 +137,36 @@ func writeFileIfChanged(path string, data []byte, mode os.FileMode) error {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	return nil
+}
+
+// Remembered wraps a store that this process may write but not read (a
+// Kubernetes Secret in a namespace where it has no right to get Secrets):
+// Load returns what this Remembered last saved, ErrNotFound before that,
+// and never reads the store. A process that starts again issues anew.
+func Remembered(s Store) Store { return &remembered{Store: s} }
+
+type remembered struct {
+	Store
+	mu   sync.Mutex
+	last *Bundle
+}
+
+func (r *remembered) Load(context.Context) (*Bundle, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.last == nil {
+		return nil, fmt.Errorf("%w: %s not written by this process yet", ErrNotFound, r.Store)
+	}
+	return r.last, nil
+}
+
+func (r *remembered) Save(ctx context.Context, b *Bundle) error {
+	if err := r.Store.Save(ctx, b); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.last = b
 	return nil
 }
