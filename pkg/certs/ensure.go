@@ -13,34 +13,54 @@ func RenewAt(notBefore, notAfter time.Time) time.Time {
 	return notBefore.Add(notAfter.Sub(notBefore) * 2 / 3)
 }
 
+// ErrExists: a store that only creates (a CA's Secret) already holds a
+// bundle, saved by someone else since it was read.
+var ErrExists = errors.New("certs: a bundle is stored already")
+
 // EnsureCA returns the CA in store, creating one named name (lifetime 0:
 // DefaultCALifetime) when the store holds none. A stored CA that does not
 // parse is an error, never replaced: it may be someone's own CA (see
-// ParseCA), and replacing a CA breaks every certificate it issued. created
-// reports whether the CA is new.
+// ParseCA), and replacing a CA breaks every certificate it issued. When two
+// processes create a CA at once in a store whose Save fails with ErrExists
+// for the second, both end up with the first one's. created reports
+// whether the CA is new.
 func EnsureCA(ctx context.Context, store Store, name string, lifetime time.Duration, now time.Time) (ca *CA, created bool, err error) {
-	b, err := store.Load(ctx)
-	switch {
-	case err == nil:
-		ca, err := ParseCA(b)
-		if err != nil {
-			return nil, false, fmt.Errorf("CA in %s: %w", store, err)
-		}
-		if !now.Before(ca.cert.NotAfter) {
-			return nil, false, fmt.Errorf("CA in %s expired at %s: replace it", store, ca.cert.NotAfter.Format(time.RFC3339))
-		}
-		return ca, false, nil
-	case !errors.Is(err, ErrNotFound):
-		return nil, false, fmt.Errorf("read the CA in %s: %w", store, err)
+	ca, err = loadCA(ctx, store, now)
+	if !errors.Is(err, ErrNotFound) {
+		return ca, false, err
 	}
 	ca, err = NewCA(name, lifetime, now)
 	if err != nil {
 		return nil, false, err
 	}
-	if err := store.Save(ctx, ca.Bundle()); err != nil {
+	err = store.Save(ctx, ca.Bundle())
+	if errors.Is(err, ErrExists) {
+		ca, err = loadCA(ctx, store, now)
+		return ca, false, err
+	}
+	if err != nil {
 		return nil, false, fmt.Errorf("save the CA in %s: %w", store, err)
 	}
 	return ca, true, nil
+}
+
+// loadCA reads and checks the CA of store.
+func loadCA(ctx context.Context, store Store, now time.Time) (*CA, error) {
+	b, err := store.Load(ctx)
+	if errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the CA in %s: %w", store, err)
+	}
+	ca, err := ParseCA(b)
+	if err != nil {
+		return nil, fmt.Errorf("CA in %s: %w", store, err)
+	}
+	if !now.Before(ca.cert.NotAfter) {
+		return nil, fmt.Errorf("CA in %s expired at %s: replace it", store, ca.cert.NotAfter.Format(time.RFC3339))
+	}
+	return ca, nil
 }
 
 // Result is what [Ensure] found and did.
@@ -71,7 +91,7 @@ func Ensure(ctx context.Context, store Store, ca *CA, req Request, now time.Time
 	case err != nil:
 		return Result{}, fmt.Errorf("read %s: %w", store, err)
 	default:
-		reason = renewReason(ca, b, req, now)
+		reason = RenewReason(ca, b, req, now)
 	}
 	if reason == "" {
 		leaf, _ := b.Leaf()
@@ -88,8 +108,10 @@ func Ensure(ctx context.Context, store Store, ca *CA, req Request, now time.Time
 	return Result{Bundle: nb, Issued: true, Reason: reason, RenewAt: RenewAt(leaf.NotBefore, leaf.NotAfter)}, nil
 }
 
-// renewReason says why b must be replaced, or "" when it is good.
-func renewReason(ca *CA, b *Bundle, req Request, now time.Time) string {
+// RenewReason says why b must be replaced by a new certificate of ca for
+// req at now: it does not verify (see CA.Verify), it is past its renewal
+// time, or it lives longer than req asks. It is "" when b is good.
+func RenewReason(ca *CA, b *Bundle, req Request, now time.Time) string {
 	if err := ca.Verify(b, req, now); err != nil {
 		return "invalid: " + err.Error()
 	}

@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,6 +35,10 @@ type Store struct {
 	// Owner, when not nil, is set as the Secret's owner reference (the
 	// Deployment that mounts it, so that the Secret goes with it).
 	Owner *metav1ac.OwnerReferenceApplyConfiguration
+	// CreateOnly makes Save create the Secret and never change one:
+	// certs.ErrExists when it exists. For a CA: two processes that create
+	// one at once must not both win.
+	CreateOnly bool
 }
 
 var _ certs.Store = Store{}
@@ -81,8 +86,27 @@ func (s Store) Save(ctx context.Context, b *certs.Bundle) error {
 	if s.Owner != nil {
 		secret = secret.WithOwnerReferences(s.Owner)
 	}
+	if s.CreateOnly {
+		return s.create(ctx, b)
+	}
 	if err := s.Client.Apply(ctx, secret, client.FieldOwner(s.FieldOwner), client.ForceOwnership); err != nil {
 		return fmt.Errorf("apply Secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	return nil
+}
+
+func (s Store) create(ctx context.Context, b *certs.Bundle) error {
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name, Labels: s.Labels, Annotations: s.Annotations},
+		Type:       corev1.SecretTypeTLS,
+		Data:       map[string][]byte{corev1.TLSCertKey: b.Cert, corev1.TLSPrivateKeyKey: b.Key, certs.CAFile: b.CA},
+	}
+	err := s.Client.Create(ctx, secret, client.FieldOwner(s.FieldOwner))
+	if apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("%w: Secret %s/%s", certs.ErrExists, s.Namespace, s.Name)
+	}
+	if err != nil {
+		return fmt.Errorf("create Secret %s/%s: %w", s.Namespace, s.Name, err)
 	}
 	return nil
 }

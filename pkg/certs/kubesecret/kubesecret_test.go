@@ -3,6 +3,7 @@ package kubesecret_test
 import (
 	"context"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -18,9 +19,12 @@ import (
 
 // TestSecretStore keeps a CA and a certificate in Secrets of a real API
 // server, and reads a CA that someone else (cert-manager) wrote.
+var kube *kubetest.Env
+
+func TestMain(m *testing.M) { os.Exit(kubetest.Wrap(m, &kube).Run()) }
+
 func TestSecretStore(t *testing.T) {
-	env := kubetest.New(t)
-	c, err := env.Client()
+	c, err := kube.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,4 +122,37 @@ func keys(m map[string][]byte) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestCreateOnlyCA creates the CA from two writers at once: one wins, and
+// both end up with the winner's CA.
+func TestCreateOnlyCA(t *testing.T) {
+	c, err := kube.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ca-race"}}); err != nil {
+		t.Fatal(err)
+	}
+	store := kubesecret.Store{Client: c, Namespace: "ca-race", Name: "gatewire-ca", FieldOwner: "gatewire-test", CreateOnly: true}
+	first, err := certs.NewCA("first", 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Save(ctx, first.Bundle()); err != nil {
+		t.Fatal(err)
+	}
+	// The second writer read the store before the first saved.
+	second, err := certs.NewCA("second", 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Save(ctx, second.Bundle()); !errors.Is(err, certs.ErrExists) {
+		t.Fatalf("second Save = %v, want ErrExists", err)
+	}
+	got, created, err := certs.EnsureCA(ctx, store, "third", 0, time.Now())
+	if err != nil || created || !got.Certificate().Equal(first.Certificate()) {
+		t.Fatalf("EnsureCA after the race: created %t, %v", created, err)
+	}
 }
