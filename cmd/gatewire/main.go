@@ -4,6 +4,8 @@
 //	gatewire status [ns/gateway]   what the bus holds of each gateway
 //	gatewire tap [bucket] [keys]   print every change on the bus, decoded to JSON
 //	gatewire translate -f FILE...  translate manifests offline: status, IR or xDS
+//	gatewire nats-config -out DIR  the NATS users (nkeys, nats.conf accounts) and TLS files of an installation
+//	gatewire certgen               the CA, the xds and NATS certificates and the NATS users, as Kubernetes Secrets
 //	gatewire version
 //
 // Every subcommand answers -h with its flags and environment variables.
@@ -32,6 +34,7 @@ var commands = []command{
 	{"status", "print what the bus holds of each gateway: conditions, xDS snapshot, rejections, addresses", runStatus},
 	{"tap", "print every change on the bus, decoded to JSON", runTap},
 	{"translate", "translate Gateway API manifests offline: status, IR or xDS", runTranslate},
+	{"nats-config", "write the NATS users of an installation (nkeys, nats.conf accounts) and, with -tls, its certificates", runNATSConfig},
 	{"version", "print the version", func(_ context.Context, _ []string, w io.Writer) error {
 		_, err := fmt.Fprintln(w, "gatewire", version)
 		return err

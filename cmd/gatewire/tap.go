@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"sync"
 
 	"github.com/nats-io/nats.go"
@@ -56,32 +54,6 @@ func runTap(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer closeBus()
 	return tap(ctx, b, buckets, pattern, !*changes, stdout)
-}
-
-// busConn holds the flags that name an installation's bus.
-type busConn struct{ url, system *string }
-
-// busFlags defines -nats-url and -system on fs.
-func busFlags(fs *flag.FlagSet) busConn {
-	return busConn{
-		url:    fs.String("nats-url", envOr("GATEWIRE_NATS_URL", "nats://127.0.0.1:4222"), "NATS server URL"),
-		system: fs.String("system", envOr("GATEWIRE_SYSTEM", "gatewire"), "installation name"),
-	}
-}
-
-// open connects to the installation's NATS server as client name and opens
-// its buckets without changing them; disconnect closes the connection.
-func (c busConn) open(ctx context.Context, name string, opts ...nats.Option) (b *bus.Bus, disconnect func(), err error) {
-	nc, err := nats.Connect(*c.url, append(opts, nats.Name(name))...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("connect to %s: %w", *c.url, err)
-	}
-	b, err = bus.New(ctx, nc, bus.WithSystem(*c.system), bus.WithOpenOnly())
-	if err != nil {
-		nc.Close()
-		return nil, nil, fmt.Errorf("open the buckets of installation %q on %s (is gatewire running there?): %w", *c.system, *c.url, err)
-	}
-	return b, nc.Close, nil
 }
 
 func tapArgs(args []string) ([]bus.Bucket, string, error) {
@@ -158,11 +130,4 @@ func tapEntry(e *bus.Entry) tapLine {
 		}
 	}
 	return l
-}
-
-func envOr(name, def string) string {
-	if v := strings.TrimSpace(os.Getenv(name)); v != "" {
-		return v
-	}
-	return def
 }
