@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -34,7 +35,15 @@ type Build func(b *bus.Bus, log *slog.Logger) (Runner, error)
 // cfg from the environment (adminAddress is the default admin address),
 // connects, builds the runner and runs it until SIGINT or SIGTERM. It
 // exits the process with status 2 on a configuration error, 1 on failure.
+//
+// A default admin address without a host (":19001") listens on loopback
+// only: the admin port serves metrics and probes to this host unless
+// GATEWIRE_ADMIN_ADDRESS says otherwise (":19001" in a pod, for the
+// kubelet and Prometheus, behind a NetworkPolicy).
 func Main(name, adminAddress string, cfg any, build Build) {
+	if strings.HasPrefix(adminAddress, ":") {
+		adminAddress = "127.0.0.1" + adminAddress
+	}
 	base := Base{AdminAddress: adminAddress}
 	if len(os.Args) > 1 && (os.Args[1] == "-h" || os.Args[1] == "--help") {
 		fmt.Fprintf(os.Stderr, "gatewire %s is configured by these environment variables:\n\n", name)
