@@ -20,6 +20,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/gatewire/gatewire/services/infra/certgen"
 )
 
 // command is one subcommand.
@@ -35,6 +37,9 @@ var commands = []command{
 	{"tap", "print every change on the bus, decoded to JSON", runTap},
 	{"translate", "translate Gateway API manifests offline: status, IR or xDS", runTranslate},
 	{"nats-config", "write the NATS users of an installation (nkeys, nats.conf accounts) and, with -tls, its certificates", runNATSConfig},
+	{"certgen", "write the CA, the xds and NATS certificates and the NATS users as Kubernetes Secrets", func(ctx context.Context, args []string, w io.Writer) error {
+		return certgen.Main(ctx, args, w)
+	}},
 	{"version", "print the version", func(_ context.Context, _ []string, w io.Writer) error {
 		_, err := fmt.Fprintln(w, "gatewire", version)
 		return err
