@@ -39,7 +39,9 @@
 // Reads scoped to some keys (the xds and infra roles' own status entries)
 // are scoped in CONSUMER.CREATE and DIRECT.GET, whose subjects carry the
 // key. Replies come to an inbox of the role's own ([InboxPrefix]), so no
-// user can subscribe to the replies another one receives.
+// user can subscribe to the replies another one receives; the reader alone
+// may subscribe to every inbox (_INBOX.>), so that the stock nats CLI works
+// as it: what others receive there is bus data, which it may read anyway.
 //
 // # Users and configuration
 //

@@ -58,9 +58,16 @@ func For(role Role, system string) (Permissions, error) {
 	}
 	pub = append(pub, objectSubjects(system, objects)...)
 	slices.Sort(pub)
+	inbox := InboxPrefix(system, role) + ".>"
+	if role == Reader {
+		// Tools that know nothing of gatewire's inboxes (the nats CLI of
+		// nats-box) use _INBOX.; the replies others get hold bus data,
+		// which the reader may read anyway.
+		inbox = "_INBOX.>"
+	}
 	return Permissions{
 		Publish:   Subjects{Allow: slices.Compact(pub), Deny: deny},
-		Subscribe: Subjects{Allow: []string{InboxPrefix(system, role) + ".>"}},
+		Subscribe: Subjects{Allow: []string{inbox}},
 	}, nil
 }
 
