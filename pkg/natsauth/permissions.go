@@ -56,6 +56,12 @@ func For(role Role, system string) (Permissions, error) {
 		// The account's JetStream limits, which creating a bucket checks.
 		pub = append(pub, jsAPI+"INFO")
 	}
+	if role == Reader {
+		// For the nats CLI of an operator (nats-box): the account's
+		// JetStream info and the names of its streams, read-only
+		// metadata gatewire tap and status do not need.
+		pub = append(pub, jsAPI+"INFO", jsAPI+"STREAM.NAMES", jsAPI+"STREAM.LIST")
+	}
 	pub = append(pub, objectSubjects(system, objects)...)
 	slices.Sort(pub)
 	inbox := InboxPrefix(system, role) + ".>"

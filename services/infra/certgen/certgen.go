@@ -92,7 +92,8 @@ func (o *Options) defaults() error {
 		o.XDSNames = serviceNames("gatewire-xds", o.Namespace)
 	}
 	if len(o.NATSNames) == 0 {
-		o.NATSNames = append(serviceNames("nats", o.Namespace), serviceNames("*.nats-headless", o.Namespace)...)
+		// localhost: gatewire tap through kubectl port-forward.
+		o.NATSNames = append(append(serviceNames("nats", o.Namespace), serviceNames("*.nats-headless", o.Namespace)...), "localhost")
 	}
 	if o.NATSLifetime == 0 {
 		o.NATSLifetime = 365 * 24 * time.Hour

@@ -56,7 +56,7 @@ func TestCertgen(t *testing.T) {
 	roots, _ := bundle(secret(t, c, ns, certgen.XDSTLSSecret)).Pool()
 	for name, hosts := range map[string][]string{
 		certgen.XDSTLSSecret:  {"gatewire-xds." + ns + ".svc", "localhost"},
-		certgen.NATSTLSSecret: {"nats", "nats." + ns + ".svc", "nats-1.nats-headless", "nats-2.nats-headless." + ns + ".svc.cluster.local"},
+		certgen.NATSTLSSecret: {"nats", "nats." + ns + ".svc", "nats-1.nats-headless", "nats-2.nats-headless." + ns + ".svc.cluster.local", "localhost"},
 	} {
 		leaf, err := bundle(secret(t, c, ns, name)).Leaf()
 		if err != nil {
