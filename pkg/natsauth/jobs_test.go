@@ -125,11 +125,12 @@ func TestEveryRoleDoesItsJob(t *testing.T) {
 	statusWatch := must(provider.Watch(ctx, bus.Status, ">"))(t, "provider watches status")
 	defer statusWatch.Stop()
 	must(provider.Put(ctx, bus.Resources, bus.ResourceKey("HTTPRoute", "shop", "small"), resource("small", 100)))(t, "provider puts a resource")
-	must(provider.Put(ctx, bus.Resources, bus.ResourceKey("HTTPRoute", "shop", "large"), resource("large", large)))(t, "provider puts a large resource")
+	largeRoute := resource("large", large)
+	must(provider.Put(ctx, bus.Resources, bus.ResourceKey("HTTPRoute", "shop", "large"), largeRoute))(t, "provider puts a large resource")
 	must(provider.Keys(ctx, bus.Resources, ">"))(t, "provider lists resources")
 	// A resync publishes the same large value again: the object store
 	// replaces the object's chunks.
-	must(provider.Put(ctx, bus.Resources, bus.ResourceKey("HTTPRoute", "shop", "large"), resource("large", large)))(t, "provider puts the large resource again")
+	must(provider.Put(ctx, bus.Resources, bus.ResourceKey("HTTPRoute", "shop", "large"), largeRoute))(t, "provider puts the large resource again")
 	rw := must(provider.Watch(ctx, bus.Resources, ">"))(t, "provider watches resources")
 	for range 2 {
 		if e := next(t, rw); e.Err != nil || e.Value == nil {
@@ -208,11 +209,26 @@ func TestEveryRoleDoesItsJob(t *testing.T) {
 		t.Fatalf("infra deletes its status: %v", err)
 	}
 
-	// reader: every bucket, values and keys.
+	// reader: what gatewire tap and status do, on every bucket: watch
+	// through the initial sync, list the keys, get each value.
+	must(translator.Put(ctx, bus.Members, bus.MemberKey("t2"), &busv1.Member{}))(t, "translator heartbeats")
+	must(xds.Put(ctx, bus.Status, own, &busv1.Status{}))(t, "xds writes its status")
+	must(translator.Put(ctx, bus.IR, "shop.other", resource("ir", 10), bus.WithSourceRevision(9)))(t, "translator writes ir")
 	for _, b := range bus.Buckets {
 		w := must(reader.Watch(ctx, b, ">"))(t, "reader watches "+string(b))
+		for e := range w.Updates() {
+			if e == nil {
+				break
+			}
+		}
 		w.Stop()
-		must(reader.Keys(ctx, b, ">"))(t, "reader lists "+string(b))
+		keys := must(reader.Keys(ctx, b, ">"))(t, "reader lists "+string(b))
+		if len(keys) == 0 {
+			t.Fatalf("the reader sees no key in %s", b)
+		}
+		for _, k := range keys {
+			must(reader.Get(ctx, b, k))(t, "reader gets "+string(b)+" "+k)
+		}
 	}
 	if e := must(reader.Get(ctx, bus.Resources, bus.ResourceKey("HTTPRoute", "shop", "large")))(t, "reader gets a large value"); e.Value == nil {
 		t.Fatal("reader read no value")
