@@ -173,10 +173,18 @@ func TestServicesAsProcesses(t *testing.T) {
 		"xds":        {"GATEWIRE_XDS_ADDRESS=" + xdsAddr},
 		"infra":      {"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + bootstraps, "GATEWIRE_INFRA_XDS_ADDRESS=" + xdsAddr},
 	}
+	var services []*proc
 	for _, name := range []string{"provider", "translator", "xds", "infra"} {
 		admin := freeAddr(t)
 		p := start(t, name, append(append([]string{"GATEWIRE_ADMIN_ADDRESS=" + admin}, common...), env[name]...))
 		waitReady(t, p, admin, 30*time.Second)
+		services = append(services, p)
+	}
+	// A server that asks for no credentials: each service says so, once.
+	for _, p := range services {
+		if n := strings.Count(p.output(), "nats server asks for no credentials"); n != 1 {
+			t.Errorf("%s warned %d times about a server without authorization, want once", p.name, n)
+		}
 	}
 
 	envoy := connectEnvoy(t, xdsAddr, "shop/edge")

@@ -54,13 +54,14 @@ func footprint(b *testing.B, dir string) {
 		"GATEWIRE_INFRA_XDS_ADDRESS=" + xdsAddr,
 		"GATEWIRE_STANDALONE_NATS_LISTEN=" + natsAddr,
 		"GATEWIRE_STANDALONE_STORE_DIR=" + filepath.Join(tmp, "nats"),
+		"GATEWIRE_STANDALONE_AUTH_DIR=" + filepath.Join(tmp, "auth"),
 		"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + filepath.Join(tmp, "bootstrap"),
 		"GATEWIRE_ADMIN_ADDRESS=" + admin,
 		"GATEWIRE_LOG_LEVEL=warn",
 	}, "standalone", "-dir", dir)
 	defer p.stop()
 	waitReady(b, p, admin, 2*time.Minute)
-	envoy := connectEnvoy(b, xdsAddr, "bench/eg")
+	envoy := connectEnvoyWith(b, xdsAddr, "bench/eg", gatewayCreds(b, filepath.Join(tmp, "ca"), "bench/eg"))
 	served := envoy.waitFor(b, 2*time.Minute, "every route", func(s snapshot) bool {
 		return vhostCount(s) == footprintRoutes && len(s.endpoints) == 2*footprintRoutes
 	})

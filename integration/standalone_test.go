@@ -9,6 +9,7 @@ import (
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"sigs.k8s.io/yaml"
@@ -61,16 +62,18 @@ func TestStandalone(t *testing.T) {
 		"GATEWIRE_INFRA_XDS_ADDRESS=" + xdsAddr,
 		"GATEWIRE_STANDALONE_NATS_LISTEN=" + natsAddr,
 		"GATEWIRE_STANDALONE_STORE_DIR=" + filepath.Join(tmp, "nats"),
+		"GATEWIRE_STANDALONE_AUTH_DIR=" + filepath.Join(tmp, "auth"),
 		"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + bootstraps,
 		"GATEWIRE_ADMIN_ADDRESS=" + admin,
 	}, "standalone", "-dir", examples)
 	waitReady(t, p, admin, 30*time.Second)
-	envoy := connectEnvoy(t, xdsAddr, "default/quickstart")
+	envoy := connectEnvoyWith(t, xdsAddr, "default/quickstart", gatewayCreds(t, filepath.Join(tmp, "ca"), "default/quickstart"))
 	envoy.waitFor(t, 20*time.Second, "the quickstart route", func(s snapshot) bool {
 		c := routeTo(s, "www.example.com", "/")
 		return len(s.listeners) == 1 && c != "" && s.clusters[c] != nil && endpointCount(s, c) == 2
 	})
 	checkBootstrap(t, filepath.Join(bootstraps, "default-quickstart.yaml"), "default/quickstart", xdsAddr)
+	checkStandaloneSecurity(t, p, tmp, natsAddr, xdsAddr)
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(p.output(), "default-quickstart.yaml") {
 		if time.Now().After(deadline) {

@@ -18,6 +18,7 @@ import (
 	sotw "github.com/envoyproxy/go-control-plane/pkg/client/sotw/v3"
 	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 )
@@ -39,7 +40,14 @@ var envoyTypes = []string{resource.ListenerType, resource.RouteType, resource.Cl
 
 func connectEnvoy(t testing.TB, xdsAddr, nodeCluster string) *envoy {
 	t.Helper()
-	conn, err := grpc.NewClient(xdsAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	return connectEnvoyWith(t, xdsAddr, nodeCluster, insecure.NewCredentials())
+}
+
+// connectEnvoyWith is connectEnvoy over creds (mTLS with a gateway's
+// certificate, see gatewayCreds).
+func connectEnvoyWith(t testing.TB, xdsAddr, nodeCluster string, creds credentials.TransportCredentials) *envoy {
+	t.Helper()
+	conn, err := grpc.NewClient(xdsAddr, grpc.WithTransportCredentials(creds))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,8 @@ func runBootstrap(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&cfg.Mode, "mode", cfg.Mode, "host or kubernetes, as GATEWIRE_INFRA_MODE")
 	fs.StringVar(&cfg.XDSAddress, "xds-address", cfg.XDSAddress, "host:port of the xds service, as GATEWIRE_INFRA_XDS_ADDRESS (empty: the mode's default)")
 	fs.IntVar(&cfg.AdminPort, "admin-port", cfg.AdminPort, "Envoy's admin port on 127.0.0.1, as GATEWIRE_INFRA_ADMIN_PORT")
+	fs.StringVar(&cfg.BootstrapDir, "bootstrap-dir", cfg.BootstrapDir, "host mode: the folder of the bootstraps and of each gateway's certificate folder, as GATEWIRE_INFRA_BOOTSTRAP_DIR")
+	fs.BoolVar(&cfg.XDSInsecure, "insecure", cfg.XDSInsecure, "development only: a bootstrap that reaches the xds service in plaintext, as GATEWIRE_XDS_INSECURE")
 	host, _ := os.Hostname()
 	instance := fs.String("instance", host, "host mode: the last part of node.id, the host name of the infra service")
 	format := fs.String("o", "yaml", "output format: yaml or json")

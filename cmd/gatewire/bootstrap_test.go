@@ -29,7 +29,8 @@ func TestBootstrap(t *testing.T) {
 		golden, nodeID, xds string
 		args                []string
 	}{
-		{"host.yaml", "default/web/test-host", "10.0.0.5", []string{"-mode", "host", "-instance", "test-host", "-xds-address", "10.0.0.5:18000"}},
+		{"host.yaml", "default/web/test-host", "10.0.0.5", []string{"-mode", "host", "-instance", "test-host", "-xds-address", "10.0.0.5:18000", "-bootstrap-dir", "/var/lib/gatewire/bootstrap"}},
+		{"host-insecure.yaml", "default/web/test-host", "10.0.0.5", []string{"-mode", "host", "-instance", "test-host", "-xds-address", "10.0.0.5:18000", "-insecure"}},
 		{"kubernetes.json", "default/web/pod", "gatewire-xds.gatewire-system.svc", []string{"-mode", "kubernetes", "-o", "json"}},
 	} {
 		t.Run(c.golden, func(t *testing.T) {

@@ -7,6 +7,8 @@
 //	gatewire bootstrap ns/gateway     the Envoy bootstrap the infra service writes for the gateway
 //	gatewire tap [bucket] [keys]      print every change on the bus, decoded
 //	gatewire translate -f FILE...     translate manifests offline: status, IR or xDS
+//	gatewire nats-config -out DIR     the NATS users (nkeys, nats.conf accounts) and TLS files of an installation
+//	gatewire certgen                  the CA, the xds and NATS certificates and the NATS users, as Kubernetes Secrets
 //	gatewire version
 //
 // Every subcommand answers -h with its flags and environment variables.
@@ -24,6 +26,7 @@ import (
 	"syscall"
 
 	"github.com/gatewire/gatewire/pkg/buildinfo"
+	"github.com/gatewire/gatewire/services/infra/certgen"
 )
 
 // command is one subcommand.
@@ -41,6 +44,10 @@ var commands = []command{
 	{"bootstrap", "print the Envoy bootstrap the infra service writes for a gateway", runBootstrap},
 	{"tap", "print every change on the bus, decoded", runTap},
 	{"translate", "translate Gateway API manifests offline: status, IR or xDS", runTranslate},
+	{"nats-config", "write the NATS users of an installation (nkeys, nats.conf accounts) and, with -tls, its certificates", runNATSConfig},
+	{"certgen", "write the CA, the xds and NATS certificates and the NATS users as Kubernetes Secrets", func(ctx context.Context, args []string, w io.Writer) error {
+		return certgen.Main(ctx, args, w)
+	}},
 	{"version", "print the version and the commit it was built from", runVersion},
 }
 

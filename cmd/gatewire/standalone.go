@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/buildinfo"
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/natsauth"
 	"github.com/gatewire/gatewire/pkg/service"
 	"github.com/gatewire/gatewire/pkg/telemetry"
 	"github.com/gatewire/gatewire/services/infra"
@@ -29,8 +31,9 @@ import (
 // configuration: where the embedded NATS server listens and stores, and
 // which services run in this process.
 type standaloneConfig struct {
-	NATSListen string `envconfig:"STANDALONE_NATS_LISTEN" default:"127.0.0.1:4222" desc:"address of the embedded NATS server (for taps and for services run elsewhere); empty: in-process only"`
+	NATSListen string `envconfig:"STANDALONE_NATS_LISTEN" default:"127.0.0.1:4222" desc:"loopback address of the embedded NATS server (for taps and for services run elsewhere on this host); empty: in-process only"`
 	StoreDir   string `envconfig:"STANDALONE_STORE_DIR" default:".gatewire/nats" desc:"folder where the embedded NATS server keeps its buckets"`
+	AuthDir    string `envconfig:"STANDALONE_AUTH_DIR" default:".gatewire/auth" desc:"folder of the embedded NATS server's users: an nkey seed per role (<role>.nk; gatewire tap and status use reader.nk) and auth.conf"`
 	Services   string `envconfig:"STANDALONE_SERVICES" default:"provider,translator,xds,infra" desc:"comma-separated services to run in this process"`
 }
 
@@ -79,6 +82,7 @@ func runStandalone(ctx context.Context, args []string, stdout io.Writer) error {
 		service.Usage(cfg.all()...)
 	}
 	dir := fs.String("dir", "", "folder of Gateway API manifests to serve (sets GATEWIRE_PROVIDER_DIR)")
+	insecure := fs.Bool("insecure-xds", false, "development only: serve xDS in plaintext and write plaintext bootstraps (sets GATEWIRE_XDS_INSECURE=true)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -87,9 +91,15 @@ func runStandalone(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
+	if *insecure {
+		if err := os.Setenv("GATEWIRE_XDS_INSECURE", "true"); err != nil {
+			return err
+		}
+	}
 	if err := service.Load(cfg.all()...); err != nil {
 		return usageError("configuration:\n%v", err)
 	}
+	standaloneXDSAddress(cfg)
 	log := cfg.base.Logger()
 	log.Info("gatewire standalone starting", "version", buildinfo.Version(), "commit", buildinfo.Commit())
 	tel, err := telemetry.Setup(ctx, "gatewire-standalone", telemetry.WithLogger(log))
@@ -97,26 +107,69 @@ func runStandalone(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer func() { _ = tel.Shutdown(context.Background()) }()
-	ns, err := startNATS(cfg.standalone, log)
+	seeds, conf, err := standaloneAuth(cfg.standalone.AuthDir, cfg.standalone.StoreDir, cfg.base.System)
+	if err != nil {
+		return err
+	}
+	ns, err := startNATS(cfg.standalone, conf, log)
 	if err != nil {
 		return err
 	}
 	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-	nc, err := nats.Connect(ns.ClientURL(), nats.InProcessServer(ns), nats.MaxReconnects(-1), nats.Name("gatewire-standalone"))
-	if err != nil {
-		return fmt.Errorf("connect to the embedded NATS server: %w", err)
-	}
-	defer nc.Close()
-	b, err := service.OpenBus(ctx, nc, cfg.base, log)
+	buses, closeBuses, err := openBuses(ctx, ns, cfg, seeds, log)
+	defer closeBuses()
 	if err != nil {
 		return err
 	}
-	return serve(ctx, cfg, b, tel, log, stdout)
+	return serve(ctx, cfg, buses, tel, log, stdout)
 }
 
-// serve builds the configured services over b and runs them with the admin
-// server until ctx is done.
-func serve(ctx context.Context, cfg *configs, b *bus.Bus, tel *telemetry.Telemetry, log *slog.Logger, stdout io.Writer) error {
+// openBuses connects each service of this process to the embedded server
+// as its own user, as separate processes would, and opens its buses at
+// once: each creates the buckets it owns and waits for the others'.
+func openBuses(ctx context.Context, ns *server.Server, cfg *configs, seeds map[natsauth.Role]string, log *slog.Logger) (map[string]*bus.Bus, func(), error) {
+	var (
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		conns []*nats.Conn
+		errs  []error
+		buses = map[string]*bus.Bus{}
+	)
+	closeAll := func() {
+		for _, nc := range conns {
+			nc.Close()
+		}
+	}
+	for _, name := range cfg.standalone.services() {
+		base := cfg.base
+		base.NATSCreds, base.NATSNkeySeed = "", seeds[natsauth.Role(name)]
+		l := log.With("service", name)
+		auth, err := service.NATSOptions(base, name, l)
+		if err != nil {
+			return nil, closeAll, err
+		}
+		nc, err := nats.Connect(ns.ClientURL(), append(auth, nats.InProcessServer(ns), nats.MaxReconnects(-1), nats.Name("gatewire-standalone-"+name))...)
+		if err != nil {
+			return nil, closeAll, fmt.Errorf("%s: connect to the embedded NATS server: %w", name, err)
+		}
+		conns = append(conns, nc)
+		wg.Go(func() {
+			b, err := service.OpenBus(ctx, nc, base, l, service.CreateOptions(base, name)...)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			}
+			buses[name] = b
+		})
+	}
+	wg.Wait()
+	return buses, closeAll, errors.Join(errs...)
+}
+
+// serve builds the configured services, each over its own bus, and runs
+// them with the admin server until ctx is done.
+func serve(ctx context.Context, cfg *configs, buses map[string]*bus.Bus, tel *telemetry.Telemetry, log *slog.Logger, stdout io.Writer) error {
 	var (
 		runners []service.Runner
 		inf     *infra.Service
@@ -127,6 +180,7 @@ func serve(ctx context.Context, cfg *configs, b *bus.Bus, tel *telemetry.Telemet
 		var (
 			r   service.Runner
 			err error
+			b   = buses[name]
 		)
 		switch name {
 		case "provider":
@@ -134,7 +188,7 @@ func serve(ctx context.Context, cfg *configs, b *bus.Bus, tel *telemetry.Telemet
 		case "translator":
 			r, err = translator.New(cfg.translator, b, l)
 		case "xds":
-			xs, err = xds.New(cfg.xds, b, l)
+			xs, err = newXDS(ctx, cfg, b, l)
 			r = xs
 		case "infra":
 			inf, err = infra.New(cfg.infra, b, l)
@@ -145,29 +199,20 @@ func serve(ctx context.Context, cfg *configs, b *bus.Bus, tel *telemetry.Telemet
 		}
 		runners = append(runners, r)
 	}
-	admin, err := service.NewAdmin(cfg.base.AdminAddress, service.AllReady(runners...), tel.Handler())
+	admin, err := service.NewAdmin(cfg.base.AdminAddress, service.AllReady(runners...), tel.Handler(), service.WithPprof(cfg.base.AdminPprof))
 	if err != nil {
 		return err
 	}
-	go announce(ctx, b, runners, xs, inf, cfg, stdout)
+	go announce(ctx, buses["infra"], runners, xs, inf, cfg, stdout)
 	return service.Group(ctx, append(runners, admin.AdminRunner(log))...)
 }
 
-func startNATS(cfg standaloneConfig, log *slog.Logger) (*server.Server, error) {
-	opts := &server.Options{
-		JetStream:  true,
-		StoreDir:   cfg.StoreDir,
-		NoSigs:     true,
-		NoLog:      true,
-		DontListen: cfg.NATSListen == "",
-		ServerName: "gatewire-standalone",
-	}
-	if cfg.NATSListen != "" {
-		host, port, err := splitPort(cfg.NATSListen)
-		if err != nil {
-			return nil, usageError("GATEWIRE_STANDALONE_NATS_LISTEN: %v", err)
-		}
-		opts.Host, opts.Port = host, port
+// startNATS starts the embedded server of conf (its users, see
+// standaloneAuth), listening on the loopback address cfg.NATSListen.
+func startNATS(cfg standaloneConfig, conf string, log *slog.Logger) (*server.Server, error) {
+	opts, err := embeddedOptions(conf, cfg.NATSListen)
+	if err != nil {
+		return nil, err
 	}
 	ns, err := server.NewServer(opts)
 	if err != nil {
@@ -178,7 +223,7 @@ func startNATS(cfg standaloneConfig, log *slog.Logger) (*server.Server, error) {
 		ns.Shutdown()
 		return nil, errors.New("embedded NATS server did not start within 10s (is the port in use? set GATEWIRE_STANDALONE_NATS_LISTEN)")
 	}
-	log.Info("embedded nats server started", "url", ns.ClientURL(), "store", cfg.StoreDir)
+	log.Info("embedded nats server started", "url", ns.ClientURL(), "store", cfg.StoreDir, "users", cfg.AuthDir)
 	return ns, nil
 }
 
@@ -195,10 +240,14 @@ func announce(ctx context.Context, b *bus.Bus, runners []service.Runner, xs *xds
 	}
 	fmt.Fprintln(w, "gatewire standalone is ready.")
 	if cfg.standalone.NATSListen != "" {
-		fmt.Fprintf(w, "  NATS:       nats://%s (gatewire tap)\n", cfg.standalone.NATSListen)
+		fmt.Fprintf(w, "  NATS:       nats://%s (gatewire tap; users in %s)\n", cfg.standalone.NATSListen, cfg.standalone.AuthDir)
 	}
 	if xs != nil {
-		fmt.Fprintf(w, "  xDS (ADS):  %s\n", xs.Addr())
+		security := "mTLS, clients need a certificate of the CA in " + caDirOf(cfg)
+		if cfg.infra.XDSInsecure {
+			security = "PLAINTEXT (GATEWIRE_XDS_INSECURE=true)"
+		}
+		fmt.Fprintf(w, "  xDS (ADS):  %s (%s)\n", xs.Addr(), security)
 	}
 	fmt.Fprintf(w, "  admin:      http://%s/readyz\n", cfg.base.AdminAddress)
 	if inf == nil {
@@ -206,6 +255,9 @@ func announce(ctx context.Context, b *bus.Bus, runners []service.Runner, xs *xds
 	}
 	// Give the translator a moment to publish what the provider read.
 	time.Sleep(500 * time.Millisecond)
+	if b == nil {
+		return
+	}
 	keys, _ := b.Keys(ctx, bus.Infra, ">")
 	slices.Sort(keys)
 	for _, k := range keys {

@@ -5,9 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
-	"strings"
 
 	"github.com/nats-io/nats.go"
 
@@ -53,32 +51,6 @@ func runTap(ctx context.Context, args []string, stdout io.Writer) error {
 	return tap(ctx, b, buckets, pattern, !*changes, printer)
 }
 
-// busConn holds the flags that name an installation's bus.
-type busConn struct{ url, system *string }
-
-// busFlags defines -nats-url and -system on fs.
-func busFlags(fs *flag.FlagSet) busConn {
-	return busConn{
-		url:    fs.String("nats-url", envOr("GATEWIRE_NATS_URL", "nats://127.0.0.1:4222"), "NATS server URL"),
-		system: fs.String("system", envOr("GATEWIRE_SYSTEM", "gatewire"), "installation name"),
-	}
-}
-
-// open connects to the installation's NATS server as client name and opens
-// its buckets without changing them; disconnect closes the connection.
-func (c busConn) open(ctx context.Context, name string, opts ...nats.Option) (b *bus.Bus, disconnect func(), err error) {
-	nc, err := nats.Connect(*c.url, append(opts, nats.Name(name))...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("connect to %s: %w", *c.url, err)
-	}
-	b, err = bus.New(ctx, nc, bus.WithSystem(*c.system), bus.WithOpenOnly())
-	if err != nil {
-		nc.Close()
-		return nil, nil, fmt.Errorf("open the buckets of installation %q on %s (is gatewire running there?): %w", *c.system, *c.url, err)
-	}
-	return b, nc.Close, nil
-}
-
 // tapArgs reads the bucket and key pattern arguments. Without a bucket,
 // it is every bucket but those rewritten on a timer: the translators'
 // heartbeats (members) unless withMembers, and the xDS streams' status
@@ -108,11 +80,4 @@ func tapArgs(args []string, withMembers, withProxies bool) ([]bus.Bucket, string
 		pattern = args[1]
 	}
 	return buckets, pattern, nil
-}
-
-func envOr(name, def string) string {
-	if v := strings.TrimSpace(os.Getenv(name)); v != "" {
-		return v
-	}
-	return def
 }

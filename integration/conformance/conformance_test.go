@@ -98,6 +98,8 @@ func startGatewire(t *testing.T, env *kubetest.Env, b *bus.Bus) {
 			EnvoyImage: "envoyproxy/envoy:distroless-v1.36.2", Replicas: 1, ServiceType: "ClusterIP",
 			ReadinessPort: 19001, CPURequest: "100m", MemoryRequest: "128Mi",
 		},
+		// The CA and the xds server's certificate, as in gatewire-system.
+		TLS: infra.TLS{SecretsNamespace: "default"},
 	}, b, log.With("service", "infra"), infra.WithRESTConfig(env.Config))
 	if err != nil {
 		t.Fatal(err)

@@ -34,6 +34,8 @@ func checkRealCalls(ctx context.Context, t *testing.T, service, tenant string) {
 		providerCalls(ctx, t, c, tenant)
 	case "infra":
 		infraCalls(ctx, t, c, tenant)
+	case "certgen":
+		certgenCalls(ctx, t, c, tenant)
 	default:
 		expect(t, "list configmaps in "+systemNamespace,
 			c.List(ctx, &corev1.ConfigMapList{}, client.InNamespace(systemNamespace)), apierrors.IsForbidden)
@@ -106,8 +108,29 @@ func infraCalls(ctx context.Context, t *testing.T, c client.Client, tenant strin
 		client.MatchingLabels{"app.kubernetes.io/managed-by": "gatewire"}), nil)
 	expect(t, "delete a ConfigMap", c.Delete(ctx, got), nil)
 	expect(t, "get a Secret", c.Get(ctx, client.ObjectKey{Namespace: tenant, Name: "cert"}, &corev1.Secret{}), apierrors.IsForbidden)
+	secret := &unstructured.Unstructured{}
+	secret.SetAPIVersion("v1")
+	secret.SetKind("Secret")
+	secret.SetName("gatewire-edge")
+	secret.SetNamespace(tenant)
+	_ = unstructured.SetNestedField(secret.Object, "kubernetes.io/tls", "type")
+	_ = unstructured.SetNestedStringMap(secret.Object, map[string]string{"tls.crt": "", "tls.key": ""}, "data")
+	expect(t, "apply a gateway's client certificate Secret in "+tenant, apply(ctx, c, secret, false), nil)
+	expect(t, "list Secrets in "+tenant, c.List(ctx, &corev1.SecretList{}, client.InNamespace(tenant)), apierrors.IsForbidden)
+	expect(t, "get the CA Secret", c.Get(ctx, client.ObjectKey{Namespace: systemNamespace, Name: "gatewire-ca"}, &corev1.Secret{}), apierrors.IsNotFound)
+	expect(t, "get the NATS users' Secret", c.Get(ctx, client.ObjectKey{Namespace: systemNamespace, Name: "gatewire-nats-provider"}, &corev1.Secret{}), apierrors.IsForbidden)
 	expect(t, "list gateways", c.List(ctx, &gatewayv1.GatewayList{}), apierrors.IsForbidden)
 	expect(t, "create a lease in "+systemNamespace, c.Create(ctx, newLease("infra", systemNamespace)), nil)
+}
+
+// certgenCalls: certgen creates its Secrets in gatewire-system and reads
+// those by name only.
+func certgenCalls(ctx context.Context, t *testing.T, c client.Client, tenant string) {
+	t.Helper()
+	expect(t, "get the CA Secret", c.Get(ctx, client.ObjectKey{Namespace: systemNamespace, Name: "gatewire-ca"}, &corev1.Secret{}), apierrors.IsNotFound)
+	expect(t, "get another Secret", c.Get(ctx, client.ObjectKey{Namespace: systemNamespace, Name: "something-else"}, &corev1.Secret{}), apierrors.IsForbidden)
+	expect(t, "create a Secret in "+tenant, c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: tenant}}), apierrors.IsForbidden)
+	expect(t, "list Secrets", c.List(ctx, &corev1.SecretList{}, client.InNamespace(systemNamespace)), apierrors.IsForbidden)
 }
 
 func newLease(service, ns string) *coordinationv1.Lease {

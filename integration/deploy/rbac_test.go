@@ -54,6 +54,9 @@ var grants = map[string][]grant{
 	"infra":      infraGrants(),
 	"translator": nil,
 	"xds":        nil,
+	// certgen also gets and patches its own Secrets, by name (which an
+	// access review without a name does not show; rbac_calls checks it).
+	"certgen": {{"", "secrets", []string{"create"}, ownNamespace}},
 }
 
 // providerGrants follow services/provider/kube: it publishes the Gateway API
@@ -80,7 +83,9 @@ func providerGrants() []grant {
 }
 
 // infraGrants follow services/infra/kube: server-side apply (create and
-// patch), prune (list and delete), and a watch of the Services it made.
+// patch), prune (list and delete), and a watch of the Services it made;
+// the gateways' client certificates, applied and deleted, never read (the
+// CA and the xds server's certificate are read by name, see rbac_calls).
 func infraGrants() []grant {
 	apply := []string{"list", "create", "patch", "delete"}
 	return []grant{
@@ -89,6 +94,7 @@ func infraGrants() []grant {
 		{"", "configmaps", apply, everywhere},
 		{"", "services", append([]string{"watch"}, apply...), everywhere},
 		{"apps", "deployments", apply, everywhere},
+		{"", "secrets", []string{"create", "patch", "delete"}, everywhere},
 	}
 }
 

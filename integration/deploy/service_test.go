@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -15,8 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// natsURL is where every service finds the bus: the client Service "nats".
-const natsURL = "nats://nats:4222"
+// natsURL is where every service finds the bus: the client Service "nats",
+// over TLS.
+const natsURL = "tls://nats:4222"
 
 // checkService checks the Deployment, Service and ServiceAccount of s.
 func checkService(t *testing.T, idx objects, ws map[string]workload, s service, want shape) {
@@ -36,9 +38,11 @@ func checkService(t *testing.T, idx objects, ws map[string]workload, s service, 
 		t.Errorf("%s: image %s, want %s", name, c.Image, img)
 	}
 	env := map[string]string{
-		"GATEWIRE_NATS_URL":      natsURL,
-		"GATEWIRE_NATS_REPLICAS": want.natsReplicas,
-		"GATEWIRE_ADMIN_ADDRESS": fmt.Sprintf(":%d", s.adminPort),
+		"GATEWIRE_NATS_URL":       natsURL,
+		"GATEWIRE_NATS_REPLICAS":  want.natsReplicas,
+		"GATEWIRE_ADMIN_ADDRESS":  fmt.Sprintf(":%d", s.adminPort),
+		"GATEWIRE_NATS_NKEY_SEED": "/etc/gatewire/nats-user/user.nk",
+		"GATEWIRE_NATS_TLS_CA":    "/etc/gatewire/nats-tls/ca.crt",
 	}
 	for k, v := range s.env {
 		env[k] = v
@@ -174,7 +178,7 @@ func checkNATS(t *testing.T, idx objects, ws map[string]workload) {
 	if headless.Spec.ClusterIP != corev1.ClusterIPNone || !headless.Spec.PublishNotReadyAddresses {
 		t.Errorf("Service %s: want headless and publishing not-ready pods", headless.Name)
 	}
-	u, err := url.Parse(natsURL)
+	u, err := url.Parse(strings.Replace(natsURL, "tls://", "nats://", 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,8 +211,21 @@ func checkNATS(t *testing.T, idx objects, ws map[string]workload) {
 }
 
 // natsOptions parses the nats.conf of the ConfigMap the StatefulSet mounts,
-// as nats-server would in the pod nats-0.
+// as nats-server would in the pod nats-0, with the Secrets of certgen
+// mounted (see natsPod).
 func natsOptions(t *testing.T, idx objects, sts appsv1.StatefulSet) *server.Options {
+	t.Helper()
+	opts, _ := natsPod(t, idx, sts)
+	return opts
+}
+
+// natsPod writes the files of the pod nats-0 under a temporary folder: the
+// nats.conf of the ConfigMap the StatefulSet mounts, and what certgen puts
+// in the Secrets it mounts (a certificate of a new CA, the users of
+// natsauth), at the paths of the mounts; it parses nats.conf as
+// nats-server would there. The paths of nats.conf are rewritten into that
+// folder.
+func natsPod(t *testing.T, idx objects, sts appsv1.StatefulSet) (*server.Options, *natsFiles) {
 	t.Helper()
 	var cmName string
 	for _, v := range sts.Spec.Template.Spec.Volumes {
@@ -218,8 +235,10 @@ func natsOptions(t *testing.T, idx objects, sts appsv1.StatefulSet) *server.Opti
 	}
 	var cm corev1.ConfigMap
 	idx.decode(t, "ConfigMap", cmName, &cm)
-	file := filepath.Join(t.TempDir(), "nats.conf")
-	if err := os.WriteFile(file, []byte(cm.Data["nats.conf"]), 0o600); err != nil {
+	files := podFiles(t, sts.Spec.Template.Spec)
+	file := filepath.Join(files.root, "etc", "nats", "nats.conf")
+	conf := strings.ReplaceAll(cm.Data["nats.conf"], "/etc/", files.root+"/etc/")
+	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("SERVER_NAME", "nats-0")
@@ -230,5 +249,5 @@ func natsOptions(t *testing.T, idx objects, sts appsv1.StatefulSet) *server.Opti
 	if opts.ServerName != "nats-0" {
 		t.Errorf("nats.conf: server_name %q, want the pod name", opts.ServerName)
 	}
-	return opts
+	return opts, files
 }

@@ -22,6 +22,8 @@ import (
 	"google.golang.org/grpc/status"
 	_ "google.golang.org/grpc/xds" // the xds:/// resolver and gRPC-Go's xDS client
 	"google.golang.org/protobuf/proto"
+
+	"github.com/gatewire/gatewire/services/infra/bootstrap"
 )
 
 // clientEnv is set in the child process's environment.
@@ -142,21 +144,21 @@ type client struct {
 	logs   *logBuffer
 }
 
-// startClient runs a gRPC-Go client process whose xDS server is xdsAddr,
-// as a proxyless node of nodeCluster, until the test ends. Its logs are
-// shown when the test fails.
-func startClient(t *testing.T, xdsAddr, nodeCluster string) *client {
+// startClient runs a gRPC-Go client process whose xDS server is g's, as a
+// proxyless node of nodeCluster, until the test ends. Its bootstrap is the
+// one gatewire renders (bootstrap.RenderProxyless): TLS channel credentials
+// with the gateway's client certificate, read by gRPC's file_watcher
+// provider. Its logs are shown when the test fails.
+func startClient(t *testing.T, g *gatewire, nodeCluster string) *client {
 	t.Helper()
-	bootstrap, err := json.Marshal(map[string]any{
-		"xds_servers": []any{map[string]any{
-			"server_uri":      xdsAddr,
-			"channel_creds":   []any{map[string]string{"type": "insecure"}},
-			"server_features": []string{"xds_v3"},
-		}},
-		"node": map[string]any{
-			"id": "proxyless-test", "cluster": nodeCluster,
-			"metadata": map[string]any{"gatewire.dev/proxyless": true},
-		},
+	return startClientWith(t, g.xdsAddr, nodeCluster, g.clientCertDir(t, nodeCluster))
+}
+
+// startClientWith is startClient with the client's certificate folder.
+func startClientWith(t *testing.T, xdsAddr, nodeCluster, certDir string) *client {
+	t.Helper()
+	bs, err := bootstrap.RenderProxyless(bootstrap.ProxylessOptions{
+		Cluster: nodeCluster, NodeID: "proxyless-test", XDSAddress: xdsAddr, CertDir: certDir,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +169,7 @@ func startClient(t *testing.T, xdsAddr, nodeCluster string) *client {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, clientEnv+"=1", "GRPC_XDS_BOOTSTRAP_CONFIG="+string(bootstrap),
+	cmd.Env = append(cmd.Env, clientEnv+"=1", "GRPC_XDS_BOOTSTRAP_CONFIG="+string(bs),
 		"GRPC_GO_LOG_SEVERITY_LEVEL=warning")
 	c := &client{logs: &logBuffer{}}
 	cmd.Stderr = c.logs

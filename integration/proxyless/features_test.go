@@ -62,7 +62,7 @@ func TestProxylessPrefixAndTimeouts(t *testing.T) {
 	g.apply(t, gatewayYAML)
 	g.apply(t, grpcRouteYAML)
 	g.apply(t, featuresRouteYAML)
-	c := startClient(t, g.xdsAddr, nodeCluster)
+	c := startClient(t, g, nodeCluster)
 
 	t.Run("GRPCRoute on the same port", func(t *testing.T) {
 		r := c.until(t, "EmptyCall on echo.grpc.test to reach its backend", callRequest{Target: target, Method: emptyCall, N: 1},

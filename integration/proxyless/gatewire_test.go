@@ -2,16 +2,22 @@ package proxyless
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/credentials"
+
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/certs"
+	"github.com/gatewire/gatewire/pkg/certs/certstest"
 	"github.com/gatewire/gatewire/services/translator"
 	"github.com/gatewire/gatewire/services/translator/resources"
 	"github.com/gatewire/gatewire/services/xds"
@@ -26,6 +32,10 @@ type gatewire struct {
 	bus     *bus.Bus
 	xdsAddr string
 	logs    *logBuffer
+	// ca issued the xds server's certificate (in serverFiles) and issues
+	// the clients'.
+	ca          *certs.CA
+	serverFiles certs.Files
 }
 
 // startGatewire runs the translator and the xds service until the test
@@ -52,7 +62,15 @@ func startGatewire(t *testing.T) *gatewire {
 		t.Fatal(err)
 	}
 	g.xdsAddr = l.Addr().String()
-	xs, err := xds.New(xds.DefaultConfig(), g.bus, log.With("service", "xds"), xds.WithListener(l))
+	// mTLS in front of the xds service: what its server does with the
+	// configuration of certs.ServerConfig.
+	g.ca = certstest.CA(t, "proxyless test CA")
+	g.serverFiles = certstest.XDSServer(t, g.ca)
+	serverTLS, err := certs.ServerConfig(g.serverFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs, err := xds.New(xds.DefaultConfig(), g.bus, log.With("service", "xds"), xds.WithListener(tls.NewListener(l, serverTLS)))
 	if err != nil {
 		t.Fatalf("xds: %v", err)
 	}
@@ -66,6 +84,25 @@ func startGatewire(t *testing.T) *gatewire {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return g
+}
+
+// clientCertDir issues the client certificate of gateway nodeCluster
+// (<namespace>/<name>) into a new folder and returns it.
+func (g *gatewire) clientCertDir(t *testing.T, nodeCluster string) string {
+	t.Helper()
+	ns, name, _ := strings.Cut(nodeCluster, "/")
+	return filepath.Dir(certstest.Gateway(t, g.ca, ns, name).Cert)
+}
+
+// envoyCreds are the mTLS credentials of an Envoy of gateway nodeCluster.
+func (g *gatewire) envoyCreds(t *testing.T, nodeCluster string) credentials.TransportCredentials {
+	t.Helper()
+	ns, name, _ := strings.Cut(nodeCluster, "/")
+	cfg, err := certs.ClientConfig(certstest.Gateway(t, g.ca, ns, name), "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return credentials.NewTLS(cfg)
 }
 
 // run runs a service until the test ends.

@@ -13,7 +13,6 @@ import (
 	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 )
 
 func TestMain(m *testing.M) {
@@ -149,7 +148,7 @@ func testRouting(t *testing.T, kind, yaml string) {
 		g.apply(t, service(namespace, name, backends[name]))
 	}
 	g.apply(t, yaml)
-	c := startClient(t, g.xdsAddr, nodeCluster)
+	c := startClient(t, g, nodeCluster)
 	c.until(t, "the first call to reach its backend", callRequest{Target: target, Method: emptyCall, N: 1},
 		func(r callResult) bool { return r.only("empty") })
 
@@ -177,7 +176,7 @@ func testRouting(t *testing.T, kind, yaml string) {
 		t.Logf("a method no route matches: %s", r.LastError)
 	})
 	t.Run("weights", func(t *testing.T) { checkWeights(t, c) })
-	t.Run("envoy", func(t *testing.T) { checkEnvoyListeners(t, g.xdsAddr) })
+	t.Run("envoy", func(t *testing.T) { checkEnvoyListeners(t, g) })
 	t.Run("endpoints change", func(t *testing.T) {
 		g.apply(t, endpointSlice(namespace, "empty", backends["empty-2"]))
 		c.until(t, "EmptyCall to move to empty-2", callRequest{Target: target, Method: emptyCall, N: 1},
@@ -214,8 +213,8 @@ func checkWeights(t *testing.T, c *client) {
 // checkEnvoyListeners asks for listeners as an Envoy of the same gateway,
 // with go-control-plane's ADS client, and checks that it gets the Envoy
 // listener and none of the API listeners.
-func checkEnvoyListeners(t *testing.T, xdsAddr string) {
-	conn, err := grpc.NewClient(xdsAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+func checkEnvoyListeners(t *testing.T, g *gatewire) {
+	conn, err := grpc.NewClient(g.xdsAddr, grpc.WithTransportCredentials(g.envoyCreds(t, nodeCluster)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -26,6 +27,10 @@ const (
 
 // Buckets lists every bucket, in data-flow order.
 var Buckets = []Bucket{Resources, Status, IR, XDS, Infra, Members, Proxies}
+
+// Objects names the object store of values too large for one message
+// (<system>-objects) where an option takes buckets; it is not in Buckets.
+const Objects Bucket = "objects"
 
 // Errors returned by the bus. They work with errors.Is.
 var (
@@ -59,6 +64,7 @@ type options struct {
 	replicas  int
 	memberTTL time.Duration
 	openOnly  bool
+	create    map[Bucket]bool // nil: every bucket
 
 	proxiesTTL time.Duration
 }
@@ -95,6 +101,44 @@ func WithReplicas(n int) Option {
 // (its replica count, for one).
 func WithOpenOnly() Option {
 	return func(o *options) error { o.openOnly = true; return nil }
+}
+
+// WithCreate makes New create (or update) only these buckets, Objects for
+// the object store, and open the others without changing them, failing
+// while one is missing: for a user that may create only the buckets it
+// owns (package natsauth). The buckets it creates come first, so services
+// that wait for each other's buckets make progress.
+func WithCreate(buckets ...Bucket) Option {
+	return func(o *options) error {
+		o.create = map[Bucket]bool{}
+		for _, b := range buckets {
+			if b != Objects && !slices.Contains(Buckets, b) {
+				return fmt.Errorf("bus: WithCreate: unknown bucket %q", b)
+			}
+			o.create[b] = true
+		}
+		return nil
+	}
+}
+
+// creates reports whether New creates bucket.
+func (o *options) creates(bucket Bucket) bool {
+	return !o.openOnly && (o.create == nil || o.create[bucket])
+}
+
+// createdFirst orders the buckets so that those New creates come first.
+func (o *options) createdFirst() []Bucket {
+	out := slices.Clone(Buckets)
+	slices.SortStableFunc(out, func(a, b Bucket) int {
+		switch ca, cb := o.creates(a), o.creates(b); {
+		case ca && !cb:
+			return -1
+		case cb && !ca:
+			return 1
+		}
+		return 0
+	})
+	return out
 }
 
 // WithMemoryStorage keeps buckets in memory instead of on disk (tests).
@@ -144,7 +188,12 @@ func New(ctx context.Context, nc *nats.Conn, opts ...Option) (*Bus, error) {
 		return nil, fmt.Errorf("bus: jetstream: %w", err)
 	}
 	b := &Bus{nc: nc, js: js, o: o, kv: map[Bucket]jetstream.KeyValue{}, streams: map[Bucket]jetstream.Stream{}}
-	for _, bucket := range Buckets {
+	if o.creates(Objects) {
+		if err := b.openObjects(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for _, bucket := range o.createdFirst() {
 		cfg := jetstream.KeyValueConfig{
 			Bucket:      b.BucketName(bucket),
 			Description: "gatewire " + string(bucket),
@@ -162,7 +211,7 @@ func New(ctx context.Context, nc *nats.Conn, opts ...Option) (*Bus, error) {
 			cfg.LimitMarkerTTL = MarkerTTL
 		}
 		var kv jetstream.KeyValue
-		if o.openOnly {
+		if !o.creates(bucket) {
 			kv, err = js.KeyValue(ctx, cfg.Bucket)
 		} else {
 			kv, err = js.CreateOrUpdateKeyValue(ctx, cfg)
@@ -178,21 +227,31 @@ func New(ctx context.Context, nc *nats.Conn, opts ...Option) (*Bus, error) {
 			return nil, fmt.Errorf("bus: stream of %s: %w", cfg.Bucket, err)
 		}
 	}
-	objects := jetstream.ObjectStoreConfig{
-		Bucket:      o.system + "-objects",
-		Description: "gatewire values too large for one message",
-		Storage:     o.storage,
-		Replicas:    o.replicas,
-	}
-	if o.openOnly {
-		b.objects, err = js.ObjectStore(ctx, objects.Bucket)
-	} else {
-		b.objects, err = js.CreateOrUpdateObjectStore(ctx, objects)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bus: object store %s-objects: %w", o.system, err)
+	if b.objects == nil {
+		if err := b.openObjects(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
+}
+
+// openObjects creates or opens the object store.
+func (b *Bus) openObjects(ctx context.Context) (err error) {
+	objects := jetstream.ObjectStoreConfig{
+		Bucket:      b.o.system + "-objects",
+		Description: "gatewire values too large for one message",
+		Storage:     b.o.storage,
+		Replicas:    b.o.replicas,
+	}
+	if !b.o.creates(Objects) {
+		b.objects, err = b.js.ObjectStore(ctx, objects.Bucket)
+	} else {
+		b.objects, err = b.js.CreateOrUpdateObjectStore(ctx, objects)
+	}
+	if err != nil {
+		return fmt.Errorf("bus: object store %s-objects: %w", b.o.system, err)
+	}
+	return nil
 }
 
 // Conn is the bus's NATS connection.

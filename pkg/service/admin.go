@@ -17,9 +17,23 @@ type Admin struct {
 	ln  net.Listener
 }
 
+// AdminOption changes what the admin server serves.
+type AdminOption func(*adminOptions)
+
+type adminOptions struct{ pprof bool }
+
+// WithPprof serves /debug/pprof when on (GATEWIRE_ADMIN_PPROF). It is off
+// by default: profiles, goroutine stacks and the command line are for
+// debugging, not for whoever reaches the admin port.
+func WithPprof(on bool) AdminOption { return func(o *adminOptions) { o.pprof = on } }
+
 // NewAdmin listens on addr and serves /healthz, /readyz (ready reports
-// whether every runner is ready), /metrics and /debug/pprof.
-func NewAdmin(addr string, ready func() bool, metrics http.Handler) (*Admin, error) {
+// whether every runner is ready), /metrics, and /debug/pprof WithPprof.
+func NewAdmin(addr string, ready func() bool, metrics http.Handler, opts ...AdminOption) (*Admin, error) {
+	var o adminOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("admin server on %s: %w", addr, err)
@@ -36,11 +50,13 @@ func NewAdmin(addr string, ready func() bool, metrics http.Handler) (*Admin, err
 	if metrics != nil {
 		mux.Handle("/metrics", metrics)
 	}
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	if o.pprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	return &Admin{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln}, nil
 }
 

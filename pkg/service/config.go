@@ -18,10 +18,15 @@ const Prefix = "GATEWIRE"
 // Base is the configuration every service shares.
 type Base struct {
 	NATSURL      string `envconfig:"NATS_URL" default:"nats://127.0.0.1:4222" desc:"NATS server URL(s), comma-separated"`
-	NATSCreds    string `envconfig:"NATS_CREDS" desc:"path of a NATS credentials file"`
+	NATSCreds    string `envconfig:"NATS_CREDS" desc:"path of a NATS credentials file (JWT and seed)"`
+	NATSNkeySeed string `envconfig:"NATS_NKEY_SEED" desc:"path of the file holding this service's NATS user nkey seed (see gatewire nats-config)"`
+	NATSTLSCA    string `envconfig:"NATS_TLS_CA" desc:"PEM file of the CA bundle that verifies the NATS servers; turns TLS on"`
+	NATSTLSCert  string `envconfig:"NATS_TLS_CERT" desc:"PEM client certificate for NATS servers that verify clients (with NATS_TLS_KEY)"`
+	NATSTLSKey   string `envconfig:"NATS_TLS_KEY" desc:"PEM key of NATS_TLS_CERT"`
 	NATSReplicas int    `envconfig:"NATS_REPLICAS" default:"1" desc:"copies a NATS cluster keeps of each bucket (3 in production)"`
 	System       string `envconfig:"SYSTEM" default:"gatewire" desc:"installation name; prefixes every bucket"`
-	AdminAddress string `envconfig:"ADMIN_ADDRESS" desc:"address of the admin server (/healthz /readyz /metrics /debug/pprof)"`
+	AdminAddress string `envconfig:"ADMIN_ADDRESS" desc:"address of the admin server (/healthz /readyz /metrics)"`
+	AdminPprof   bool   `envconfig:"ADMIN_PPROF" default:"false" desc:"also serve /debug/pprof on the admin server (profiles and the command line: for debugging only)"`
 	LogLevel     string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat    string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
 }
@@ -34,6 +39,7 @@ func (b Base) Validate() error {
 			errs = append(errs, fmt.Errorf("%s_NATS_URL: %q is not a URL such as nats://127.0.0.1:4222", Prefix, u))
 		}
 	}
+	errs = append(errs, b.validateNATS()...)
 	if b.NATSReplicas < 1 || b.NATSReplicas > 5 {
 		errs = append(errs, fmt.Errorf("%s_NATS_REPLICAS: %d: want 1 to 5", Prefix, b.NATSReplicas))
 	}

@@ -7,14 +7,17 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/gatewire/gatewire/pkg/buildinfo"
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/natsauth"
 	"github.com/gatewire/gatewire/pkg/telemetry"
 )
 
@@ -33,7 +36,15 @@ type Build func(b *bus.Bus, log *slog.Logger) (Runner, error)
 // cfg from the environment (adminAddress is the default admin address),
 // connects, builds the runner and runs it until SIGINT or SIGTERM. It
 // exits the process with status 2 on a configuration error, 1 on failure.
+//
+// A default admin address without a host (":19001") listens on loopback
+// only: the admin port serves metrics and probes to this host unless
+// GATEWIRE_ADMIN_ADDRESS says otherwise (":19001" in a pod, for the
+// kubelet and Prometheus, behind a NetworkPolicy).
 func Main(name, adminAddress string, cfg any, build Build) {
+	if strings.HasPrefix(adminAddress, ":") {
+		adminAddress = "127.0.0.1" + adminAddress
+	}
 	base := Base{AdminAddress: adminAddress}
 	if len(os.Args) > 1 && (os.Args[1] == "-h" || os.Args[1] == "--help") {
 		fmt.Fprintf(os.Stderr, "gatewire %s is configured by these environment variables:\n\n", name)
@@ -65,7 +76,7 @@ func run(ctx context.Context, name string, base Base, log *slog.Logger, build Bu
 		return err
 	}
 	defer nc.Close()
-	b, err := OpenBus(ctx, nc, base, log)
+	b, err := OpenBus(ctx, nc, base, log, CreateOptions(base, name)...)
 	if err != nil {
 		return err
 	}
@@ -73,16 +84,21 @@ func run(ctx context.Context, name string, base Base, log *slog.Logger, build Bu
 	if err != nil {
 		return err
 	}
-	admin, err := NewAdmin(base.AdminAddress, r.Ready, tel.Handler())
+	admin, err := NewAdmin(base.AdminAddress, r.Ready, tel.Handler(), WithPprof(base.AdminPprof))
 	if err != nil {
 		return err
 	}
 	return Group(ctx, admin.runner(log), r)
 }
 
-// Connect dials NATS and keeps reconnecting for ever; it does not wait for
-// the server to be up.
+// Connect dials NATS as the service name (its natsauth role) with the
+// credentials and TLS files of base (see [NATSOptions]), and keeps
+// reconnecting for ever; it does not wait for the server to be up.
 func Connect(base Base, name string, log *slog.Logger) (*nats.Conn, error) {
+	auth, err := NATSOptions(base, name, log)
+	if err != nil {
+		return nil, err
+	}
 	opts := []nats.Option{
 		nats.Name("gatewire-" + name),
 		nats.MaxReconnects(-1),
@@ -91,27 +107,46 @@ func Connect(base Base, name string, log *slog.Logger) (*nats.Conn, error) {
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { log.Warn("nats disconnected", "error", err) }),
 		nats.ReconnectHandler(func(c *nats.Conn) { log.Info("nats reconnected", "url", c.ConnectedUrl()) }),
 	}
-	if base.NATSCreds != "" {
-		opts = append(opts, nats.UserCredentials(base.NATSCreds))
-	}
-	nc, err := nats.Connect(base.NATSURL, opts...)
+	nc, err := nats.Connect(base.NATSURL, append(opts, auth...)...)
 	if err != nil {
 		return nil, fmt.Errorf("%s_NATS_URL %s: %w", Prefix, base.NATSURL, err)
 	}
 	return nc, nil
 }
 
-// OpenBus opens the buckets, retrying until NATS answers or ctx is done.
-func OpenBus(ctx context.Context, nc *nats.Conn, base Base, log *slog.Logger) (*bus.Bus, error) {
+// CreateOptions are the bus options of service name: with NATS
+// credentials, its user may create only the buckets its role owns
+// (natsauth.Creates), so it creates those and waits for the others;
+// without credentials (a development server) it creates every bucket.
+func CreateOptions(base Base, name string) []bus.Option {
+	role, err := natsauth.ParseRole(name)
+	if err != nil || !base.hasCredentials() {
+		return nil
+	}
+	buckets, objects := natsauth.Creates(role)
+	if objects {
+		buckets = append(buckets, bus.Objects)
+	}
+	return []bus.Option{bus.WithCreate(buckets...)}
+}
+
+// OpenBus opens the buckets with opts, retrying until NATS answers (and the
+// buckets others create exist) or ctx is done.
+func OpenBus(ctx context.Context, nc *nats.Conn, base Base, log *slog.Logger, opts ...bus.Option) (*bus.Bus, error) {
 	delay := 250 * time.Millisecond
 	for {
 		attempt, cancel := context.WithTimeout(ctx, 5*time.Second)
-		b, err := bus.New(attempt, nc, bus.WithSystem(base.System), bus.WithReplicas(base.NATSReplicas))
+		b, err := bus.New(attempt, nc, append([]bus.Option{bus.WithSystem(base.System), bus.WithReplicas(base.NATSReplicas)}, opts...)...)
 		cancel()
 		if err == nil {
 			return b, nil
 		}
-		log.Warn("waiting for nats jetstream", "url", base.NATSURL, "error", err)
+		if errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+			// A bucket that another service creates (see CreateOptions).
+			log.Info("waiting for the buckets of other services", "error", err)
+		} else {
+			log.Warn("waiting for nats jetstream", "url", base.NATSURL, "error", err)
+		}
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("open bus: %w", errors.Join(ctx.Err(), err))

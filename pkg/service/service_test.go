@@ -45,7 +45,7 @@ func (r *runner) Ready() bool                   { return r.ready.Load() }
 
 func TestAdmin(t *testing.T) {
 	r := &runner{}
-	admin, err := service.NewAdmin("127.0.0.1:0", r.Ready, nil)
+	admin, err := service.NewAdmin("127.0.0.1:0", r.Ready, nil, service.WithPprof(true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,5 +80,38 @@ func TestAdmin(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestAdminWithoutPprof(t *testing.T) {
+	admin, err := service.NewAdmin("127.0.0.1:0", func() bool { return true }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- service.Group(ctx, admin.AdminRunner(slog.New(slog.DiscardHandler))) }()
+	defer func() { cancel(); <-done }()
+	url := "http://" + admin.Addr().String()
+	get := func(path string) int {
+		for deadline := time.Now().Add(5 * time.Second); ; {
+			resp, err := http.Get(url + path)
+			if err == nil {
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			if time.Now().After(deadline) {
+				t.Fatal(err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if got := get("/readyz"); got != 200 {
+		t.Fatalf("/readyz = %d", got)
+	}
+	for _, path := range []string{"/debug/pprof/", "/debug/pprof/cmdline", "/debug/pprof/profile", "/debug/pprof/goroutine"} {
+		if got := get(path); got != http.StatusNotFound {
+			t.Errorf("%s = %d without pprof, want 404", path, got)
+		}
 	}
 }

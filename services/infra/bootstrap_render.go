@@ -1,7 +1,11 @@
 package infra
 
 import (
+	"cmp"
 	"fmt"
+	"path/filepath"
+
+	"github.com/gatewire/gatewire/pkg/certs"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
@@ -21,11 +25,24 @@ func Bootstrap(cfg Config, system, instance string, proxy *busv1.Proxy) ([]byte,
 	if err := bootstrap.CheckGateway(ns, name); err != nil {
 		return nil, err
 	}
+	serverID := certs.ServiceID{TrustDomain: cmp.Or(cfg.TrustDomain, certs.DefaultTrustDomain), Name: certs.XDSService}.String()
 	switch cfg.Mode {
 	case ModeKubernetes:
-		return kube.Bootstrap(cfg.kubeOptions(system), bootstrap.NodeCluster(ns, name))
+		var tls *bootstrap.TLS
+		if !cfg.XDSInsecure {
+			tls = kube.BootstrapTLS(serverID)
+		}
+		return kube.Bootstrap(cfg.kubeOptions(system), bootstrap.NodeCluster(ns, name), tls)
 	case ModeHost:
-		return host.Render(host.Options{XDSAddress: cfg.xdsAddress(), AdminPort: uint32(cfg.AdminPort)}, instance, proxy)
+		var tls *bootstrap.TLS
+		if !cfg.XDSInsecure {
+			dir, err := filepath.Abs(cfg.BootstrapDir)
+			if err != nil {
+				return nil, fmt.Errorf("GATEWIRE_INFRA_BOOTSTRAP_DIR: %w", err)
+			}
+			tls = host.BootstrapTLS(dir, ns, name, serverID)
+		}
+		return host.Render(host.Options{XDSAddress: cfg.xdsAddress(), AdminPort: uint32(cfg.AdminPort)}, instance, proxy, tls)
 	}
 	return nil, fmt.Errorf("GATEWIRE_INFRA_MODE: %q: want %q or %q", cfg.Mode, ModeHost, ModeKubernetes)
 }

@@ -37,6 +37,7 @@ type Config struct {
 	EnvoyPath    string `envconfig:"INFRA_ENVOY_PATH" default:"" desc:"host mode: envoy binary (a path, or a name looked up in PATH) to run one Envoy per gateway; empty writes the bootstrap files only"`
 
 	Kubernetes
+	TLS
 }
 
 // Kubernetes is the part of Config that only kubernetes mode reads. The API
@@ -67,6 +68,9 @@ func (c Config) Validate() error {
 		if err := bootstrap.CheckXDSAddress(c.XDSAddress); err != nil {
 			return fmt.Errorf("GATEWIRE_INFRA_XDS_ADDRESS: %w", err)
 		}
+	}
+	if err := c.TLS.validate(); err != nil {
+		return err
 	}
 	if c.AdminPort < 0 || c.AdminPort > 65535 {
 		return fmt.Errorf("GATEWIRE_INFRA_ADMIN_PORT: %d: want 0-65535", c.AdminPort)

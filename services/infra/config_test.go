@@ -2,8 +2,10 @@ package infra_test
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kelseyhightower/envconfig"
 	"k8s.io/client-go/rest"
@@ -116,9 +118,58 @@ func TestConfigValidateKubernetes(t *testing.T) {
 }
 
 func TestNewKubernetesWithoutLeaseNamespace(t *testing.T) {
-	cfg := infra.Config{Mode: "kubernetes", AdminPort: 19000, Kubernetes: defaultKubernetes}
+	cfg := infra.Config{Mode: "kubernetes", AdminPort: 19000, Kubernetes: defaultKubernetes, TLS: infra.TLS{SecretsNamespace: "gatewire-system"}}
 	_, err := infra.New(cfg, newBus(t), nil, infra.WithRESTConfig(&rest.Config{Host: "https://127.0.0.1:1"}))
 	if err == nil || !strings.HasPrefix(err.Error(), "GATEWIRE_INFRA_LEADER_ELECTION_NAMESPACE:") {
 		t.Errorf("New(kubernetes) outside a pod = %v, want an error naming GATEWIRE_INFRA_LEADER_ELECTION_NAMESPACE", err)
+	}
+	cfg.TLS.SecretsNamespace = ""
+	_, err = infra.New(cfg, newBus(t), nil, infra.WithRESTConfig(&rest.Config{Host: "https://127.0.0.1:1"}))
+	if err == nil || !strings.HasPrefix(err.Error(), "GATEWIRE_INFRA_SECRETS_NAMESPACE:") {
+		t.Errorf("New(kubernetes) outside a pod without a secrets namespace = %v, want an error naming GATEWIRE_INFRA_SECRETS_NAMESPACE", err)
+	}
+}
+
+func TestConfigValidateTLS(t *testing.T) {
+	good := infra.Config{Mode: "host", XDSAddress: "127.0.0.1:18000", AdminPort: 19000, BootstrapDir: "b"}
+	for variable, edit := range map[string]func(*infra.Config){
+		"GATEWIRE_TRUST_DOMAIN":            func(c *infra.Config) { c.TrustDomain = "Gatewire.Local" },
+		"GATEWIRE_INFRA_CERT_LIFETIME":     func(c *infra.Config) { c.CertLifetime = time.Minute },
+		"GATEWIRE_INFRA_XDS_SERVER_NAMES":  func(c *infra.Config) { c.XDSServerNames = "ok.example, not_a_name" },
+		"GATEWIRE_INFRA_CA_SECRET":         func(c *infra.Config) { c.CASecret = "CA" },
+		"GATEWIRE_INFRA_XDS_TLS_SECRET":    func(c *infra.Config) { c.XDSTLSSecret = "a/b" },
+		"GATEWIRE_INFRA_SECRETS_NAMESPACE": func(c *infra.Config) { c.SecretsNamespace = "a.b" },
+	} {
+		cfg := good
+		edit(&cfg)
+		err := cfg.Validate()
+		if err == nil || !strings.HasPrefix(err.Error(), variable+":") {
+			t.Errorf("%s: Validate() = %v, want an error starting with %s:", variable, err, variable)
+		}
+		cfg.XDSInsecure = true
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%s with GATEWIRE_XDS_INSECURE=true: %v (certificates are not used)", variable, err)
+		}
+	}
+}
+
+func TestXDSCertNames(t *testing.T) {
+	for addr, want := range map[string][]string{
+		"gatewire-xds.gatewire-system.svc.cluster.local:18000": {
+			"gatewire-xds.gatewire-system.svc.cluster.local", "gatewire-xds.gatewire-system.svc",
+			"gatewire-xds.gatewire-system", "gatewire-xds",
+		},
+		"gatewire-xds.gatewire-system.svc:18000": {"gatewire-xds.gatewire-system.svc", "gatewire-xds.gatewire-system", "gatewire-xds"},
+		"xds.example.com:443":                    {"xds.example.com"},
+		"127.0.0.1:18000":                        nil,
+	} {
+		cfg := infra.Config{Mode: "host", XDSAddress: addr}
+		if got := cfg.XDSCertNames(); !slices.Equal(got, want) {
+			t.Errorf("%s: names %v, want %v", addr, got, want)
+		}
+	}
+	cfg := infra.Config{Mode: "host", XDSAddress: "127.0.0.1:18000", TLS: infra.TLS{XDSServerNames: "a.example, b.example"}}
+	if got := cfg.XDSCertNames(); !slices.Equal(got, []string{"a.example", "b.example"}) {
+		t.Errorf("extra names %v", got)
 	}
 }

@@ -64,8 +64,10 @@ import (
 	"sync/atomic"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/certs"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/host"
+	"github.com/gatewire/gatewire/services/infra/issuer"
 	"github.com/gatewire/gatewire/services/infra/kube"
 )
 
@@ -93,6 +95,13 @@ type Service struct {
 	kube  *kube.Provisioner // kubernetes mode only
 	ready atomic.Bool       // the infra bucket is synced
 
+	// Certificates: nil in the insecure mode; in kubernetes mode set by
+	// startTLS once the CA Secret is read.
+	issuer   *issuer.Issuer
+	xdsStore certs.Store
+	// secretsNamespace holds the CA and xds Secrets (kubernetes mode).
+	secretsNamespace string
+
 	// Kubernetes mode with leader election.
 	election kube.Election
 	leader   atomic.Pointer[string] // identity of the last leader seen
@@ -114,6 +123,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{cfg: cfg, bus: b, log: log}
+	cfg.warnInsecure(log)
 	switch cfg.Mode {
 	case ModeKubernetes:
 		var o options
@@ -124,7 +134,14 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 			return nil, err
 		}
 	case ModeHost:
-		prov, err := newHost(cfg, log)
+		var iss *issuer.Issuer
+		if !cfg.XDSInsecure {
+			var err error
+			if iss, err = newHostIssuer(cfg, s); err != nil {
+				return nil, err
+			}
+		}
+		prov, err := newHost(cfg, iss, log)
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +150,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	return s, nil
 }
 
-func newHost(cfg Config, log *slog.Logger) (*host.Provisioner, error) {
+func newHost(cfg Config, iss *issuer.Issuer, log *slog.Logger) (*host.Provisioner, error) {
 	envoy := cfg.EnvoyPath
 	if envoy != "" {
 		var err error
@@ -146,6 +163,7 @@ func newHost(cfg Config, log *slog.Logger) (*host.Provisioner, error) {
 		XDSAddress: cfg.xdsAddress(),
 		AdminPort:  uint32(cfg.AdminPort),
 		EnvoyPath:  envoy,
+		Issuer:     iss,
 	}, log)
 	if err != nil {
 		return nil, fmt.Errorf("GATEWIRE_INFRA_BOOTSTRAP_DIR: %w", err)
@@ -161,6 +179,11 @@ func (s *Service) newKube(o options) error {
 	prov, err := kube.New(rc, s.cfg.kubeOptions(s.bus.System()), s.log)
 	if err != nil {
 		return fmt.Errorf("GATEWIRE_INFRA_MODE=kubernetes: %w", err)
+	}
+	if !s.cfg.XDSInsecure {
+		if s.secretsNamespace, err = s.cfg.secretsNamespace(); err != nil {
+			return err
+		}
 	}
 	s.prov, s.kube = prov, prov
 	if s.cfg.LeaderElection {

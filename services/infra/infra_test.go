@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -216,8 +217,12 @@ func TestHostModeBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 1 {
-		t.Errorf("files %v, want only %s", entries, filepath.Base(good))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"default-good.tls", "default-good.yaml"}; !slices.Equal(names, want) {
+		t.Errorf("files %v, want only %v (the good gateway's bootstrap and certificate folder)", names, want)
 	}
 }
 

@@ -118,6 +118,9 @@ func (k *kubeTest) startKubeAs(cfg infra.Config, b *bus.Bus, rc *rest.Config) (s
 	if log == nil {
 		log = testLogger(k.t)
 	}
+	if cfg.SecretsNamespace == "" {
+		cfg.SecretsNamespace = k.ns // the CA and the xds server's Secrets
+	}
 	s, err := infra.New(cfg, b, log, infra.WithRESTConfig(rc))
 	if err != nil {
 		k.t.Fatalf("infra.New: %v", err)

@@ -65,6 +65,12 @@ func (s *Service) lead(ctx context.Context) {
 	if s.kube != nil {
 		wg.Go(func() { s.publishAddresses(ctx) })
 	}
+	if err := s.startTLS(ctx); err != nil {
+		return
+	}
+	if s.issuer != nil {
+		wg.Go(func() { s.issuer.Run(ctx, renewEvery) })
+	}
 	backoff := rewatchMin
 	for {
 		synced, err := s.follow(ctx)

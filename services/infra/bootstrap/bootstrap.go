@@ -16,6 +16,13 @@
 //   - static_resources: xds_cluster, HTTP/2 to the xds address, STATIC when its
 //     host is an IP address and STRICT_DNS otherwise, with TCP and HTTP/2
 //     keepalives so a dead xds replica is noticed and another one is used.
+//   - with Options.TLS (the default of every mode but the insecure one), the
+//     xds_cluster speaks TLS 1.3 with ALPN h2: its client certificate (the
+//     gateway's, spiffe://<trust domain>/ns/<ns>/gateway/<name>) and the CA
+//     bundle come from two SDS files (path_config_source) that name the
+//     files of a certificate folder and watch it (SDSFiles), so Envoy picks
+//     up a rotated certificate without a restart, and the server must
+//     present the xds SPIFFE ID (match_typed_subject_alt_names).
 //   - admin on loopback only, its access log discarded.
 //   - with Options.ReadinessPort, a static listener gatewire_readiness on
 //     0.0.0.0 that forwards GET /ready to the admin interface (static cluster
@@ -78,6 +85,9 @@ type Options struct {
 	// the target of a kubelet readiness probe, as the admin interface itself
 	// only listens on loopback. It needs a fixed AdminPort.
 	ReadinessPort uint32
+	// TLS connects to the xds service over mTLS. Nil means plaintext, for
+	// a development xds service started with GATEWIRE_XDS_INSECURE=true.
+	TLS *TLS
 }
 
 // NodeCluster is the node.cluster of the Envoys of a gateway.
@@ -102,9 +112,9 @@ func Render(opts Options) (*bootstrapv3.Bootstrap, error) {
 	if xdsAddress == "" {
 		xdsAddress = DefaultXDSAddress
 	}
-	xds, err := xdsCluster(xdsAddress)
+	xds, err := xdsCluster(xdsAddress, opts.TLS)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bootstrap for %q: %w", opts.Cluster, err)
 	}
 	adm, err := admin(opts.AdminPort)
 	if err != nil {

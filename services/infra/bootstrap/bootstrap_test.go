@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"sigs.k8s.io/yaml"
@@ -30,6 +32,21 @@ type renderCase struct {
 	AdminPort  uint32 `json:"adminPort"`
 	// ReadinessPort adds the readiness listener (Kubernetes mode).
 	ReadinessPort uint32 `json:"readinessPort"`
+	// TLS connects over mTLS; a case without it is the insecure mode.
+	TLS *tlsCase `json:"tls"`
+}
+
+type tlsCase struct {
+	CertificateSDS string `json:"certificateSDS"`
+	TrustedCASDS   string `json:"trustedCASDS"`
+	ServerID       string `json:"serverID"`
+}
+
+func (c renderCase) tls() *bootstrap.TLS {
+	if c.TLS == nil {
+		return nil
+	}
+	return &bootstrap.TLS{CertificateSDS: c.TLS.CertificateSDS, TrustedCASDS: c.TLS.TrustedCASDS, ServerID: c.TLS.ServerID}
 }
 
 // TestRenderGolden renders testdata/render/<case>.in.yaml and compares the YAML
@@ -46,7 +63,7 @@ func TestRenderGolden(t *testing.T) {
 			readYAML(t, in, &c)
 			b, err := bootstrap.Render(bootstrap.Options{
 				Cluster: c.Cluster, NodeID: c.NodeID, XDSAddress: c.XDSAddress, AdminPort: c.AdminPort,
-				ReadinessPort: c.ReadinessPort,
+				ReadinessPort: c.ReadinessPort, TLS: c.tls(),
 			})
 			if err != nil {
 				t.Fatalf("Render: %v", err)
@@ -120,7 +137,45 @@ func checkEnvoyReads(t *testing.T, data []byte, c renderCase) {
 		}
 	}
 	checkXDSCluster(t, b, c.XDSAddress)
+	checkXDSTLS(t, b, c)
 	checkReadiness(t, b, c)
+}
+
+// checkXDSTLS checks the xds cluster's TLS: present exactly in the TLS cases,
+// TLS 1.3 with h2, the client certificate and CA from the SDS files, the
+// server's SPIFFE ID required.
+func checkXDSTLS(t *testing.T, b *bootstrapv3.Bootstrap, c renderCase) {
+	t.Helper()
+	ts := findCluster(b, bootstrap.XDSClusterName).GetTransportSocket()
+	if c.TLS == nil {
+		if ts != nil {
+			t.Errorf("insecure case with a transport socket: %v", ts)
+		}
+		return
+	}
+	if ts.GetName() != "envoy.transport_sockets.tls" {
+		t.Fatalf("xds cluster transport socket = %v, want TLS", ts)
+	}
+	var up tlsv3.UpstreamTlsContext
+	if err := ts.GetTypedConfig().UnmarshalTo(&up); err != nil {
+		t.Fatal(err)
+	}
+	common := up.GetCommonTlsContext()
+	if common.GetTlsParams().GetTlsMinimumProtocolVersion() != tlsv3.TlsParameters_TLSv1_3 || !slices.Equal(common.GetAlpnProtocols(), []string{"h2"}) {
+		t.Errorf("tls params %v, alpn %v: want TLS 1.3 and h2", common.GetTlsParams(), common.GetAlpnProtocols())
+	}
+	certs := common.GetTlsCertificateSdsSecretConfigs()
+	if len(certs) != 1 || certs[0].GetSdsConfig().GetPathConfigSource().GetPath() != c.TLS.CertificateSDS {
+		t.Errorf("client certificate SDS = %v, want the file %s", certs, c.TLS.CertificateSDS)
+	}
+	combined := common.GetCombinedValidationContext()
+	if got := combined.GetValidationContextSdsSecretConfig().GetSdsConfig().GetPathConfigSource().GetPath(); got != c.TLS.TrustedCASDS {
+		t.Errorf("CA SDS file %q, want %s", got, c.TLS.TrustedCASDS)
+	}
+	sans := combined.GetDefaultValidationContext().GetMatchTypedSubjectAltNames()
+	if len(sans) != 1 || sans[0].GetSanType() != tlsv3.SubjectAltNameMatcher_URI || sans[0].GetMatcher().GetExact() != c.TLS.ServerID {
+		t.Errorf("server SAN match %v, want the URI %s", sans, c.TLS.ServerID)
+	}
 }
 
 // checkReadiness checks the readiness listener and its admin cluster: present

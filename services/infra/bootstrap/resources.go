@@ -56,8 +56,9 @@ func dynamicResources() *bootstrapv3.Bootstrap_DynamicResources {
 	}
 }
 
-// xdsCluster is the static cluster of the xds service at address.
-func xdsCluster(address string) ([]*clusterv3.Cluster, error) {
+// xdsCluster is the static cluster of the xds service at address, over
+// TLS when tls is not nil.
+func xdsCluster(address string, tls *TLS) ([]*clusterv3.Cluster, error) {
 	host, port, err := splitAddress(address)
 	if err != nil {
 		return nil, err
@@ -101,6 +102,14 @@ func xdsCluster(address string) ([]*clusterv3.Cluster, error) {
 				KeepaliveInterval: wrapperspb.UInt32(5),
 			},
 		},
+	}
+	if tls != nil {
+		if err := tls.check(); err != nil {
+			return nil, err
+		}
+		if c.TransportSocket, err = tls.transportSocket(sni(host)); err != nil {
+			return nil, err
+		}
 	}
 	if c.GetType() == clusterv3.Cluster_STRICT_DNS {
 		// Prefer IPv4 but follow a name that only has IPv6 addresses.

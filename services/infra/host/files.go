@@ -128,10 +128,13 @@ func (p *Provisioner) Prune(_ context.Context, keep func(namespace, name string)
 	}
 	var errs []error
 	for _, e := range entries {
+		path := filepath.Join(p.opts.Dir, e.Name())
 		if e.IsDir() {
+			if strings.HasSuffix(e.Name(), certDirSuffix) {
+				errs = append(errs, p.pruneCertDir(path))
+			}
 			continue
 		}
-		path := filepath.Join(p.opts.Dir, e.Name())
 		if ok, _ := filepath.Match(tempPattern, e.Name()); ok {
 			errs = append(errs, removeIfExists(path))
 			continue

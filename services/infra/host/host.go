@@ -18,6 +18,18 @@
 // with gateway "c", and namespace "a" with gateway "b-c", share a-b-c.yaml):
 // the first gateway keeps the file and the other one is reported.
 //
+// # Certificates
+//
+// With Options.Issuer (every mode but the insecure one), each gateway also
+// has a certificate folder beside its bootstrap, <dir>/<ns>-<name>.tls
+// (mode 0700, see [CertDir]): tls.crt and tls.key, the gateway's client
+// certificate (spiffe://<trust domain>/ns/<ns>/gateway/<name>), ca.crt,
+// and the two SDS files its bootstrap names (certificate.sds.json,
+// trusted-ca.sds.json). The folder is written before the bootstrap, so an
+// Envoy never starts without it; the issuer renews the certificate in
+// place, and Envoy reloads it without a restart. The folder goes with its
+// bootstrap.
+//
 // # Processes
 //
 // With Options.EnvoyPath set, each gateway with a bootstrap gets an Envoy
@@ -46,9 +58,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
+	"github.com/gatewire/gatewire/services/infra/issuer"
 )
 
 // Options configure a Provisioner.
@@ -68,6 +82,11 @@ type Options struct {
 	EnvoyPath string
 	// Output receives the output of the Envoy processes; nil means os.Stderr.
 	Output io.Writer
+	// Issuer issues the client certificate of each gateway into its
+	// certificate folder (CertDir), which its bootstrap uses to reach the
+	// xds service over mTLS. Nil means plaintext bootstraps, the insecure
+	// mode for local development.
+	Issuer *issuer.Issuer
 }
 
 // Provisioner writes bootstrap files and runs Envoys. See the package doc.
@@ -130,11 +149,15 @@ func (p *Provisioner) adminAddressPath(namespace, name string) string {
 	return filepath.Join(p.opts.Dir, namespace+"-"+name+".admin")
 }
 
-// Apply writes the bootstrap of the gateway of proxy if it changed, and makes
-// sure its Envoy runs (restarted when the bootstrap changed).
-func (p *Provisioner) Apply(_ context.Context, proxy *busv1.Proxy) error {
+// Apply writes the certificate folder and the bootstrap of the gateway of
+// proxy if they changed, and makes sure its Envoy runs (restarted when the
+// bootstrap changed; a renewed certificate needs no restart).
+func (p *Provisioner) Apply(ctx context.Context, proxy *busv1.Proxy) error {
 	ns, name := proxy.GetNamespace(), proxy.GetName()
 	if err := bootstrap.CheckGateway(ns, name); err != nil {
+		return err
+	}
+	if err := p.ensureCerts(ctx, ns, name); err != nil {
 		return err
 	}
 	content, err := p.render(proxy)
@@ -156,12 +179,13 @@ func (p *Provisioner) Apply(_ context.Context, proxy *busv1.Proxy) error {
 }
 
 func (p *Provisioner) render(proxy *busv1.Proxy) ([]byte, error) {
-	return Render(p.opts, p.instance, proxy)
+	return Render(p.opts, p.instance, proxy, p.bootstrapTLS(proxy.GetNamespace(), proxy.GetName()))
 }
 
 // Render is the bootstrap file a Provisioner with opts on the host named
-// instance writes for proxy: node.id <namespace>/<gateway>/<instance>.
-func Render(opts Options, instance string, proxy *busv1.Proxy) ([]byte, error) {
+// instance writes for proxy: node.id <namespace>/<gateway>/<instance>,
+// reaching the xds service over mTLS with tls (nil: in plaintext).
+func Render(opts Options, instance string, proxy *busv1.Proxy, tls *bootstrap.TLS) ([]byte, error) {
 	cluster := proxy.GetNodeCluster()
 	if cluster == "" {
 		cluster = bootstrap.NodeCluster(proxy.GetNamespace(), proxy.GetName())
@@ -171,6 +195,7 @@ func Render(opts Options, instance string, proxy *busv1.Proxy) ([]byte, error) {
 		NodeID:     bootstrap.NodeID(cluster, instance),
 		XDSAddress: opts.XDSAddress,
 		AdminPort:  opts.AdminPort,
+		TLS:        tls,
 	})
 	if err != nil {
 		return nil, err
@@ -207,6 +232,11 @@ func (p *Provisioner) remove(path, gateway string) error {
 	}
 	if p.procs != nil {
 		p.procs.stop(path) // also when the file was removed by hand
+	}
+	if ns, name, ok := strings.Cut(gateway, "/"); ok {
+		if err := p.removeCerts(ns, name); err != nil {
+			return err
+		}
 	}
 	if missing {
 		return nil

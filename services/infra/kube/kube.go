@@ -48,6 +48,17 @@
 //   - Service: type Proxy.service_type, else Options.ServiceType; one port per
 //     Proxy port, named <protocol>-<port> and targeting its container port. A
 //     proxy without ports has no Service.
+//   - Secret (with an issuer, see SetIssuer; every mode but the insecure
+//     one): the gateway's client certificate, kubernetes.io/tls (tls.crt,
+//     tls.key, ca.crt), owned by the Deployment so that it goes with it,
+//     mounted read-only at /etc/gatewire/xds-tls (mode 0440, group 65532).
+//     The ConfigMap then also holds certificate.sds.json and
+//     trusted-ca.sds.json, the SDS files that point Envoy at those files,
+//     and the bootstrap reaches the xds service over mTLS with them. Envoy
+//     watches the mounted folder, so a renewed certificate (the issuer
+//     applies it again, and the kubelet updates the volume) is used without
+//     rolling the pods. infra never reads these Secrets back: after a
+//     restart it issues every gateway's certificate anew.
 //
 // # Writes
 //
@@ -81,10 +92,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
+	"github.com/gatewire/gatewire/services/infra/issuer"
 )
 
 // ErrInvalid marks a proxy that cannot be provisioned as it is (a bad port or
@@ -154,7 +168,9 @@ func (o Options) check() error {
 type Provisioner struct {
 	opts   Options
 	client kubernetes.Interface
+	ctrl   client.Client // for the certificate Secrets (package kubesecret)
 	log    *slog.Logger
+	issuer *issuer.Issuer // nil: plaintext bootstraps
 }
 
 // New checks opts and returns a Provisioner that talks to the API server of
@@ -170,7 +186,11 @@ func New(cfg *rest.Config, opts Options, log *slog.Logger) (*Provisioner, error)
 	if err != nil {
 		return nil, fmt.Errorf("kube: client: %w", err)
 	}
-	return &Provisioner{opts: opts, client: c, log: log}, nil
+	ctrl, err := client.New(cfg, client.Options{Scheme: clientgoscheme.Scheme})
+	if err != nil {
+		return nil, fmt.Errorf("kube: client: %w", err)
+	}
+	return &Provisioner{opts: opts, client: c, ctrl: ctrl, log: log}, nil
 }
 
 // Client is the provisioner's client, for leader election.
@@ -209,8 +229,12 @@ func (p *Provisioner) apply(ctx context.Context, o *gatewayObjects) error {
 	if _, err := p.client.CoreV1().ConfigMaps(ns).Apply(ctx, o.configMap, opts); err != nil {
 		return fmt.Errorf("apply ConfigMap %s/%s: %w", ns, name, err)
 	}
-	if _, err := p.client.AppsV1().Deployments(ns).Apply(ctx, o.deployment, opts); err != nil {
+	dep, err := p.client.AppsV1().Deployments(ns).Apply(ctx, o.deployment, opts)
+	if err != nil {
 		return fmt.Errorf("apply Deployment %s/%s: %w", ns, name, err)
+	}
+	if err := p.applyCertificate(ctx, o.meta, dep); err != nil {
+		return err
 	}
 	if o.service == nil {
 		return p.deleteObject(ctx, kindService, ns, name)
@@ -221,10 +245,14 @@ func (p *Provisioner) apply(ctx context.Context, o *gatewayObjects) error {
 	return nil
 }
 
-// Remove deletes the objects of a gateway; objects already gone are fine.
+// Remove deletes the objects of a gateway, its Secret included; objects
+// already gone are fine.
 func (p *Provisioner) Remove(ctx context.Context, namespace, name string) error {
 	ns, obj := p.objectNamespace(namespace), ObjectName(namespace, name, p.opts.Namespace != "")
-	for _, k := range kinds {
+	if p.issuer != nil {
+		p.issuer.Forget(namespace, name)
+	}
+	for _, k := range append(kinds, kindSecret) {
 		if err := p.deleteObject(ctx, k, ns, obj); err != nil {
 			return fmt.Errorf("gateway %s/%s: %w", namespace, name, err)
 		}

@@ -32,6 +32,7 @@ type gatewayObjects struct {
 	configMap      *corev1ac.ConfigMapApplyConfiguration
 	deployment     *appsv1ac.DeploymentApplyConfiguration
 	service        *corev1ac.ServiceApplyConfiguration // nil when the proxy has no port
+	meta           gatewayMeta
 }
 
 // gatewayMeta is what every object of a gateway shares.
@@ -109,12 +110,20 @@ func (p *Provisioner) objects(proxy *busv1.Proxy) (*gatewayObjects, error) {
 	if err != nil {
 		return nil, err
 	}
+	data, err := p.sdsData()
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		data = map[string]string{}
+	}
+	data[BootstrapKey] = string(bs)
 	o := &gatewayObjects{
 		serviceAccount: withMeta(corev1ac.ServiceAccount(m.objName, m.objNamespace), m).
 			WithAutomountServiceAccountToken(false),
-		configMap: withMeta(corev1ac.ConfigMap(m.objName, m.objNamespace), m).
-			WithData(map[string]string{BootstrapKey: string(bs)}),
+		configMap:  withMeta(corev1ac.ConfigMap(m.objName, m.objNamespace), m).WithData(data),
 		deployment: p.deployment(proxy, m, ports, bs),
+		meta:       m,
 	}
 	if len(ports) > 0 {
 		o.service = service(m, ports, serviceType)
@@ -125,18 +134,20 @@ func (p *Provisioner) objects(proxy *busv1.Proxy) (*gatewayObjects, error) {
 // bootstrap renders the bootstrap of every Envoy of a gateway. node.id is a
 // placeholder: each pod sets its own with --service-node.
 func (p *Provisioner) bootstrap(cluster string) ([]byte, error) {
-	return Bootstrap(p.opts, cluster)
+	return Bootstrap(p.opts, cluster, p.bootstrapTLS())
 }
 
 // Bootstrap is the bootstrap of the ConfigMap a Provisioner with opts
-// makes for the gateway whose node.cluster is cluster.
-func Bootstrap(opts Options, cluster string) ([]byte, error) {
+// makes for the gateway whose node.cluster is cluster, reaching the xds
+// service over mTLS with tls (nil: in plaintext).
+func Bootstrap(opts Options, cluster string, tls *bootstrap.TLS) ([]byte, error) {
 	b, err := bootstrap.Render(bootstrap.Options{
 		Cluster:       cluster,
 		NodeID:        bootstrap.NodeID(cluster, "pod"),
 		XDSAddress:    opts.XDSAddress,
 		AdminPort:     opts.AdminPort,
 		ReadinessPort: opts.ReadinessPort,
+		TLS:           tls,
 	})
 	if err != nil {
 		return nil, err
@@ -160,6 +171,7 @@ func service(m gatewayMeta, ports []servicePort, t corev1.ServiceType) *corev1ac
 
 func (p *Provisioner) deployment(proxy *busv1.Proxy, m gatewayMeta, ports []servicePort, bs []byte) *appsv1ac.DeploymentApplyConfiguration {
 	sum := sha256.Sum256(bs)
+	certVols, _ := p.certVolumes(m.objName)
 	pod := corev1ac.PodTemplateSpec().
 		WithLabels(m.labels).
 		WithAnnotations(withOurs(m.userAnnotations, map[string]string{AnnotationBootstrapHash: hex.EncodeToString(sum[:])[:16]})).
@@ -171,6 +183,9 @@ func (p *Provisioner) deployment(proxy *busv1.Proxy, m gatewayMeta, ports []serv
 				WithRunAsNonRoot(true).
 				WithRunAsUser(nonRootID).
 				WithRunAsGroup(nonRootID).
+				// The client certificate's Secret is mounted 0440 for this
+				// group.
+				WithFSGroup(nonRootID).
 				WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))).
 			WithContainers(p.container(proxy, m, ports)).
 			WithVolumes(
@@ -178,7 +193,8 @@ func (p *Provisioner) deployment(proxy *busv1.Proxy, m gatewayMeta, ports []serv
 					WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(m.objName)),
 				corev1ac.Volume().WithName("tmp").
 					WithEmptyDir(corev1ac.EmptyDirVolumeSource()),
-			))
+			).
+			WithVolumes(certVols...))
 	spec := appsv1ac.DeploymentSpec().
 		WithSelector(metav1ac.LabelSelector().WithMatchLabels(selectorLabels(m.namespace, m.name))).
 		WithTemplate(pod)
@@ -229,6 +245,9 @@ func (p *Provisioner) container(proxy *busv1.Proxy, m gatewayMeta, ports []servi
 			corev1ac.VolumeMount().WithName("bootstrap").WithMountPath(configDir).WithReadOnly(true),
 			corev1ac.VolumeMount().WithName("tmp").WithMountPath("/tmp"),
 		)
+	if _, mounts := p.certVolumes(m.objName); len(mounts) > 0 {
+		c = c.WithVolumeMounts(mounts...)
+	}
 	return c
 }
 

@@ -16,7 +16,9 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/gatewire/gatewire/pkg/certs/certstest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
+	"github.com/gatewire/gatewire/services/infra/issuer"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden .out.yaml files")
@@ -27,6 +29,9 @@ type objectsCase struct {
 	Options struct {
 		Namespace string `json:"namespace"`
 		Replicas  *int32 `json:"replicas"`
+		// Insecure leaves the provisioner without an issuer
+		// (GATEWIRE_XDS_INSECURE=true): no Secret, plaintext bootstrap.
+		Insecure bool `json:"insecure"`
 	} `json:"options"`
 	Proxy json.RawMessage `json:"proxy"`
 }
@@ -65,6 +70,13 @@ func TestObjectsGolden(t *testing.T) {
 			p, err := New(&rest.Config{Host: "https://127.0.0.1:1"}, opts, nil)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if !c.Options.Insecure {
+				iss, err := issuer.New(issuer.Options{CA: certstest.CA(t, "test CA")}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.SetIssuer(iss)
 			}
 			o, err := p.objects(proxy)
 			if err != nil {

@@ -16,6 +16,10 @@ const (
 	kindDeployment     kind = "Deployment"
 	kindConfigMap      kind = "ConfigMap"
 	kindServiceAccount kind = "ServiceAccount"
+	// kindSecret is the gateway's client certificate. Prune does not list
+	// Secrets (infra may not read them): a pruned Deployment's Secret goes
+	// with it, its owner.
+	kindSecret kind = "Secret"
 )
 
 // kinds in the order of removal: the Service first, so traffic stops going to
@@ -40,6 +44,8 @@ func (p *Provisioner) deleteObject(ctx context.Context, k kind, namespace, name 
 		err = p.client.CoreV1().ConfigMaps(namespace).Delete(ctx, name, opts)
 	case kindServiceAccount:
 		err = p.client.CoreV1().ServiceAccounts(namespace).Delete(ctx, name, opts)
+	case kindSecret:
+		err = p.client.CoreV1().Secrets(namespace).Delete(ctx, name, opts)
 	}
 	if err = ignoreNotFound(err); err != nil {
 		return fmt.Errorf("delete %s %s/%s: %w", k, namespace, name, err)
