@@ -93,7 +93,11 @@ func (s *Service) observe(ctx context.Context, st *session, e *bus.Entry) {
 	if e == nil || !st.ledger.observe(e) || !st.synced {
 		return
 	}
-	if e.Header.Get(headerWriter) == s.id || e.SourceRevision > st.revision {
+	if e.Header.Get(headerWriter) == s.id {
+		return
+	}
+	st.foreignWrite(e)
+	if e.SourceRevision > st.revision {
 		return
 	}
 	gw, ok := outputGateway(e.Bucket, e.Key)

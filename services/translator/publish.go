@@ -94,11 +94,12 @@ func (s *Service) writeStatuses(ctx context.Context, st *session, out *Output, a
 	next := make(map[*busv1.Status]string, len(out.Statuses))
 	written := map[string]bool{}
 	for _, status := range out.Statuses {
-		if k, ok := prev[status]; ok && !all {
+		if k, ok := prev[status]; ok && !all && !st.foreign[sentKey{bus.Status, k}] {
 			next[status] = k
 			continue
 		}
 		k := statusKey(status, out.Gateway)
+		delete(st.foreign, sentKey{bus.Status, k})
 		next[status], written[k] = k, true
 		if err := s.put(ctx, st, bus.Status, k, status); err != nil {
 			return err

@@ -34,6 +34,7 @@ func (s *Service) writeXDS(ctx context.Context, st *session, gw types.Namespaced
 			}
 		}
 	}
+	changed, removed = withForeign(st, gwKey, build, changed, removed)
 	written := map[string]fingerprint{}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 	defer cancel()
@@ -69,6 +70,26 @@ func (s *Service) writeXDS(ctx context.Context, st *session, gw types.Namespaced
 	}
 	st.built[gw] = true
 	return s.put(ctx, st, bus.XDS, gwKey, build.Commit)
+}
+
+// withForeign adds to changed and removed the suffixes of the gateway's
+// keys another writer wrote (see session.foreignWrite), and forgets them:
+// the ledger then tells whether each holds what the build has.
+func withForeign(st *session, gwKey string, build *xdsgen.Build, changed, removed []string) ([]string, []string) {
+	prefix := gwKey + "."
+	for k := range st.foreign {
+		if k.bucket != bus.XDS || len(k.key) <= len(prefix) || k.key[:len(prefix)] != prefix {
+			continue
+		}
+		delete(st.foreign, k)
+		suffix := k.key[len(prefix):]
+		if build.Set.Get(suffix) != nil {
+			changed = append(changed, suffix)
+		} else {
+			removed = append(removed, suffix)
+		}
+	}
+	return changed, removed
 }
 
 // removeXDS deletes a gateway's commit, so that the xds service stops

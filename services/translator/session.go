@@ -58,6 +58,10 @@ type session struct {
 	built map[types.NamespacedName]bool
 	// irPending are the IRs translated and not written yet (see writeIRs).
 	irPending map[types.NamespacedName]*irv1.Gateway
+	// foreign are the resource keys of the xds bucket and the status keys
+	// another writer wrote since this session last wrote them: the next
+	// write of their gateway looks at them whatever changed.
+	foreign map[sentKey]bool
 	// sent is what the session last wrote to each output key; statuses
 	// are the statuses last written for each gateway, with their keys.
 	sent     map[sentKey]sentValue
@@ -112,6 +116,7 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 		built:     map[types.NamespacedName]bool{},
 		irPending: map[types.NamespacedName]*irv1.Gateway{},
 		sent:      map[sentKey]sentValue{},
+		foreign:   map[sentKey]bool{},
 		statuses:  map[types.NamespacedName]map[*busv1.Status]string{},
 		ledger:    led,
 		view:      view,
@@ -329,4 +334,18 @@ func (s *Service) flush(st *session) error {
 		s.log.Info("every gateway translated", "revision", st.revision)
 	}
 	return nil
+}
+
+// foreignWrite records a write by another writer of an xds resource key or
+// a status key: an incremental write of the gateway, which looks only at
+// what changed since its last translation, must look at it too.
+func (st *session) foreignWrite(e *bus.Entry) {
+	switch e.Bucket {
+	case bus.XDS:
+		if _, ok := xdsResourceGateway(e.Key); ok {
+			st.foreign[sentKey{e.Bucket, e.Key}] = true
+		}
+	case bus.Status:
+		st.foreign[sentKey{e.Bucket, e.Key}] = true
+	}
 }

@@ -1,23 +1,29 @@
 package resources
 
+import "sync"
+
 // revisions counts the changes of what one key names: an object, or the
 // objects of one target of a reverse index. Each key has a cell, made on
 // first use and kept, that holds the index's clock at the key's last
 // change (0: never changed). A computation that records the cells it read
 // and their values (see [Deps]) knows it would read the same again while
-// they hold them. Not safe for concurrent use, like the Index.
+// they hold them. Like the Index, it may be read concurrently (lookups
+// make cells, under mu) but not changed while it is read.
 type revisions[K comparable] struct {
 	clock *uint64
+	mu    *sync.Mutex
 	cells map[K]*uint64
 	log   *changeLog
 }
 
 func newRevisions[K comparable](clock *uint64, log *changeLog) revisions[K] {
-	return revisions[K]{clock: clock, cells: map[K]*uint64{}, log: log}
+	return revisions[K]{clock: clock, mu: new(sync.Mutex), cells: map[K]*uint64{}, log: log}
 }
 
 // cell returns the revision cell of k.
 func (r revisions[K]) cell(k K) *uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	c := r.cells[k]
 	if c == nil {
 		c = new(uint64)
