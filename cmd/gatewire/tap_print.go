@@ -90,7 +90,7 @@ func (p *tapPrinter) print(e *bus.Entry) {
 }
 
 // shownHeaders are the headers a line shows besides its own fields.
-var shownHeaders = []string{bus.HeaderEncoding, bus.HeaderObject, "Gatewire-Digest", "Gatewire-Writer", bus.HeaderPublished, "tracestate"}
+var shownHeaders = []string{bus.HeaderEncoding, bus.HeaderObject, bus.HeaderDigest, bus.HeaderWriter, bus.HeaderPublished, "tracestate"}
 
 func tapEntry(e *bus.Entry) tapLine {
 	l := tapLine{
@@ -187,7 +187,7 @@ func textEntry(e *bus.Entry, l tapLine) []byte {
 	if t, ok := e.Published(); ok {
 		fmt.Fprintf(&b, "  published %s", stamp(t))
 	}
-	if w := e.Header.Get("Gatewire-Writer"); w != "" {
+	if w := e.Header.Get(bus.HeaderWriter); w != "" {
 		fmt.Fprintf(&b, "  by %s", w)
 	}
 	switch v := e.Value.(type) {

@@ -47,8 +47,11 @@
 // revision of the resources bucket the output was computed from. A
 // provider stamps what it publishes with Gatewire-Published, the time of
 // the change, which the translator carries onto the outputs of the change
-// ([HeaderPublished]). Writers may add headers of their own
-// ([WithHeader]); a [HeadersOnly] watch reads them without the values.
+// ([HeaderPublished]). The translator also puts on its outputs
+// Gatewire-Digest, the value's fingerprint, and Gatewire-Writer, its
+// replica's id ([HeaderDigest], [HeaderWriter]). Writers may add headers
+// of their own ([WithHeader]); a [HeadersOnly] watch reads them without
+// the values.
 //
 // The members bucket has a TTL ([WithMemberTTL]): a heartbeat that is not
 // renewed ages out, and the server leaves a deletion marker in its place,

@@ -26,7 +26,7 @@ func (s *Service) startTLS(ctx context.Context) error {
 		if err == nil {
 			return nil
 		}
-		s.log.Error("certificates not ready", "err", err, "retry_in", backoff)
+		s.log.Error("certificates not ready", "error", err, "retry_in", backoff)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -31,7 +31,7 @@ const (
 func (s *Service) Run(ctx context.Context) error {
 	defer func() {
 		if err := s.prov.Close(); err != nil {
-			s.log.Error("infra close failed", "err", err)
+			s.log.Error("infra close failed", "error", err)
 		}
 	}()
 	if s.kube != nil {
@@ -80,7 +80,7 @@ func (s *Service) lead(ctx context.Context) {
 		if synced {
 			backoff = rewatchMin
 		}
-		s.log.Error("infra watch ended", "err", err, "retry_in", backoff)
+		s.log.Error("infra watch ended", "error", err, "retry_in", backoff)
 		select {
 		case <-ctx.Done():
 			return
@@ -154,7 +154,7 @@ func (s *Service) prune(ctx context.Context, keys map[string]bool) bool {
 	keep := func(namespace, name string) bool { return keys[bus.GatewayKey(namespace, name)] }
 	if err := s.prov.Prune(ctx, keep); err != nil {
 		if ctx.Err() == nil {
-			s.log.Error("infra prune failed", "err", err, "retry_in", retryInterval)
+			s.log.Error("infra prune failed", "error", err, "retry_in", retryInterval)
 			observeError(ctx, s.cfg.Mode, "prune", "failed")
 		}
 		return false
@@ -167,7 +167,7 @@ func (s *Service) prune(ctx context.Context, keys map[string]bool) bool {
 func (s *Service) bucketKeys(ctx context.Context) map[string]bool {
 	keys, err := s.bus.Keys(ctx, bus.Infra, ">")
 	if err != nil {
-		s.log.Warn("infra keys failed", "err", err)
+		s.log.Warn("infra keys failed", "error", err)
 		return nil
 	}
 	out := make(map[string]bool, len(keys))
@@ -182,7 +182,7 @@ func (s *Service) bucketKeys(ctx context.Context) map[string]bool {
 func (s *Service) handle(ctx context.Context, e *bus.Entry, failed map[string]change) {
 	c, err := changeOf(e)
 	if err != nil {
-		s.log.Error("infra entry skipped", "key", e.Key, "revision", e.Revision, "err", err)
+		s.log.Error("infra entry skipped", "key", e.Key, "revision", e.Revision, "error", err)
 		observeError(ctx, s.cfg.Mode, "apply", "invalid")
 		return
 	}
@@ -195,9 +195,9 @@ func (s *Service) handle(ctx context.Context, e *bus.Entry, failed map[string]ch
 	case errors.Is(err, kube.ErrInvalid):
 		// Trying again gives the same answer; a new value of the key will
 		// be tried.
-		s.log.Error("infra apply refused", "gateway", c.namespace+"/"+c.name, "revision", e.Revision, "err", err)
+		s.log.Error("infra apply refused", "gateway", c.namespace+"/"+c.name, "revision", e.Revision, "error", err)
 	default:
-		s.log.Error("infra apply failed", "gateway", c.namespace+"/"+c.name, "err", err, "retry_in", retryInterval)
+		s.log.Error("infra apply failed", "gateway", c.namespace+"/"+c.name, "error", err, "retry_in", retryInterval)
 		failed[e.Key] = c
 	}
 }
@@ -205,7 +205,7 @@ func (s *Service) handle(ctx context.Context, e *bus.Entry, failed map[string]ch
 func (s *Service) retry(ctx context.Context, failed map[string]change) {
 	for key, c := range failed {
 		if err := s.apply(ctx, c); err != nil {
-			s.log.Debug("infra retry failed", "gateway", c.namespace+"/"+c.name, "err", err)
+			s.log.Debug("infra retry failed", "gateway", c.namespace+"/"+c.name, "error", err)
 			continue
 		}
 		s.log.Info("infra retry succeeded", "gateway", c.namespace+"/"+c.name)

@@ -63,7 +63,7 @@ func (s *Service) publishAddresses(ctx context.Context) {
 	backoff := rewatchMin
 	for ctx.Err() == nil {
 		if err := s.kube.WatchAddresses(ctx, report, synced); err != nil {
-			s.log.Error("infra address watch failed", "err", err, "retry_in", backoff)
+			s.log.Error("infra address watch failed", "error", err, "retry_in", backoff)
 		}
 		select {
 		case <-ctx.Done():
@@ -99,7 +99,7 @@ func (w *statusWriter) prune(ctx context.Context) {
 	keys, err := w.bus.Keys(ctx, bus.Status, statusPattern)
 	if err != nil {
 		if ctx.Err() == nil {
-			w.s.log.Error("infra status keys failed", "err", err)
+			w.s.log.Error("infra status keys failed", "error", err)
 		}
 		return
 	}
@@ -121,7 +121,7 @@ func (w *statusWriter) flush(ctx context.Context) {
 	defer w.mu.Unlock()
 	for key := range w.pending {
 		if err := w.write(ctx, key, w.want[key]); err != nil {
-			w.s.log.Warn("infra status write failed", "key", key, "err", err, "retry_in", retryInterval)
+			w.s.log.Warn("infra status write failed", "key", key, "error", err, "retry_in", retryInterval)
 			continue
 		}
 		delete(w.pending, key)

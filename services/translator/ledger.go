@@ -18,13 +18,10 @@ import (
 // outputBuckets are the buckets the translator writes.
 var outputBuckets = []bus.Bucket{bus.IR, bus.XDS, bus.Infra, bus.Status}
 
-// Headers of the translator's outputs.
+// Headers of the translator's outputs (see the bus contract).
 const (
-	// headerDigest is the fingerprint of the value, so that a replica can
-	// tell what a key holds from a headers-only watch.
-	headerDigest = "Gatewire-Digest"
-	// headerWriter is the id of the replica that wrote the value.
-	headerWriter = "Gatewire-Writer"
+	headerDigest = bus.HeaderDigest
+	headerWriter = bus.HeaderWriter
 )
 
 // fingerprint identifies a value without its source revision. The zero

@@ -43,7 +43,7 @@ func (s *Service) translateGateway(ctx context.Context, st *session, gw types.Na
 	}
 	st.last[gw] = out
 	if out.XDSError != nil {
-		s.log.Warn("gateway configuration is not valid, keeping its previous xds snapshot", "gateway", gw, "err", out.XDSError)
+		s.log.Warn("gateway configuration is not valid, keeping its previous xds snapshot", "gateway", gw, "error", out.XDSError)
 		span.SetAttributes(attribute.String("gatewire.xds_error", out.XDSError.Error()))
 	}
 	if err := s.writeGateway(ctx, st, out, w == workRewrite); err != nil {

@@ -141,7 +141,7 @@ func (s *Service) Run(ctx context.Context) error {
 		if synced {
 			delay = minRetry
 		}
-		s.log.Warn("translator session ended, resyncing", "err", err, "retry_in", delay)
+		s.log.Warn("translator session ended, resyncing", "error", err, "retry_in", delay)
 		select {
 		case <-ctx.Done():
 			return nil

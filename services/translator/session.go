@@ -225,7 +225,7 @@ func (s *Service) apply(ctx context.Context, st *session, e *bus.Entry) {
 	st.revision = max(st.revision, e.Revision)
 	kind, ns, name, err := bus.ParseResourceKey(e.Key)
 	if err != nil {
-		s.log.Warn("ignoring resource with a bad key", "key", e.Key, "err", err)
+		s.log.Warn("ignoring resource with a bad key", "key", e.Key, "error", err)
 		return
 	}
 	if st.gate.apply(e, kind, name) {

@@ -119,15 +119,15 @@ func (s *Service) logMark(st *session, e *bus.Entry) {
 func (s *Service) undecodable(st *session, key, kind, ns, name string, err error) {
 	switch {
 	case !resources.Known(kind):
-		s.log.Warn("resource value does not decode, ignoring it: gatewire does not translate its kind", "key", key, "err", err)
+		s.log.Warn("resource value does not decode, ignoring it: gatewire does not translate its kind", "key", key, "error", err)
 		return
 	case st.idx.Has(kind, ns, name):
-		s.log.Warn("resource value does not decode, keeping its last value", "key", key, "err", err)
+		s.log.Warn("resource value does not decode, keeping its last value", "key", key, "error", err)
 		return
 	}
 	if _, seen := st.gate.unknown[key]; !seen {
 		st.gate.unknown[key] = time.Now().Add(undecodableWait)
 		s.log.Error("resource value does not decode and its object is unknown; translation waits for it to be written again",
-			"key", key, "err", err, "wait", undecodableWait)
+			"key", key, "error", err, "wait", undecodableWait)
 	}
 }

@@ -109,7 +109,7 @@ func (s *supervisor) run(ctx context.Context, p *process, path string, args []st
 		if time.Since(started) >= restartReset {
 			backoff = restartMin
 		}
-		s.log.Error("envoy exited", "path", path, "base_id", p.baseID, "err", err, "restart_in", backoff)
+		s.log.Error("envoy exited", "path", path, "base_id", p.baseID, "error", err, "restart_in", backoff)
 		select {
 		case <-ctx.Done():
 			return

@@ -154,7 +154,7 @@ func (i *Issuer) Run(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		}
 		if err := i.Renew(ctx); err != nil && ctx.Err() == nil {
-			i.log.Error("certificate renewal failed", "err", err)
+			i.log.Error("certificate renewal failed", "error", err)
 		}
 	}
 }

@@ -130,7 +130,7 @@ func (p *Provisioner) stale(k kind, obj listed, keep func(namespace, name string
 	ns, name, err := gatewayOf(obj.Annotations)
 	if err != nil {
 		p.log.Warn("kubernetes object of unknown gateway left alone", "kind", string(k),
-			"namespace", obj.Namespace, "name", obj.Name, "err", err)
+			"namespace", obj.Namespace, "name", obj.Name, "error", err)
 		return false
 	}
 	if !keep(ns, name) {

@@ -23,7 +23,7 @@ func (m *Membership) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
 		w, err := m.bus.Watch(ctx, bus.Members, memberPattern)
 		if err != nil {
-			m.log.Warn("cannot watch the members bucket, retrying", "err", err)
+			m.log.Warn("cannot watch the members bucket, retrying", "error", err)
 			select {
 			case <-ctx.Done():
 			case <-time.After(m.cfg.Heartbeat):
@@ -183,7 +183,7 @@ func (m *Membership) leave() {
 	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.Heartbeat)
 	defer cancel()
 	if err := m.bus.Delete(ctx, bus.Members, bus.MemberKey(m.cfg.ID)); err != nil {
-		m.log.Debug("cannot delete own member key; it will expire", "err", err)
+		m.log.Debug("cannot delete own member key; it will expire", "error", err)
 	}
 }
 
