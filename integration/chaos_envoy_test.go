@@ -10,6 +10,7 @@ import (
 	sotw "github.com/envoyproxy/go-control-plane/pkg/client/sotw/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -130,7 +131,9 @@ func (e *roamingEnvoy) diff(want map[string]map[string]proto.Message) string {
 		}
 		for name, m := range exp {
 			if !proto.Equal(got[name], m) {
-				return fmt.Sprintf("%s: %s %s differs", e.cluster, shortType(typeURL), name)
+				g, _ := protojson.Marshal(got[name])
+				w, _ := protojson.Marshal(m)
+				return fmt.Sprintf("%s: %s %s differs\nGOT  %s\nWANT %s", e.cluster, shortType(typeURL), name, g, w)
 			}
 		}
 	}

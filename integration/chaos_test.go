@@ -65,6 +65,8 @@ func TestChaos(t *testing.T) {
 
 	rnd := rand.New(rand.NewPCG(seed, 1))
 	kills := c.chaos(t, w, rnd)
+	t.Logf("%d changes made, the last at %s; the last kill at %s", chaosChanges,
+		c.lastChange.UTC().Format(time.StampMicro), c.lastKill.UTC().Format(time.StampMicro))
 	took := converge(t, envoys, w.expected(t), 2*time.Minute)
 	t.Logf("%d changes, %d kills (%s); converged %s after the last change, %s after the last kill",
 		chaosChanges, len(kills), summarize(kills), took.Sub(c.lastChange).Round(time.Millisecond), took.Sub(c.lastKill).Round(time.Millisecond))

@@ -37,6 +37,13 @@ func openADS(t *testing.T, conn grpc.ClientConnInterface, nodeCluster, typeURL, 
 // openADSAs is openADS for any node.
 func openADSAs(t *testing.T, conn grpc.ClientConnInterface, n *core.Node, typeURL, version string, names ...string) *adsStream {
 	t.Helper()
+	return openADSWith(t, conn, &discovery.DiscoveryRequest{Node: n, TypeUrl: typeURL, VersionInfo: version, ResourceNames: names})
+}
+
+// openADSWith is openADS with any first request.
+func openADSWith(t *testing.T, conn grpc.ClientConnInterface, first *discovery.DiscoveryRequest) *adsStream {
+	t.Helper()
+	typeURL, version, names := first.GetTypeUrl(), first.GetVersionInfo(), first.GetResourceNames()
 	ctx, cancel := context.WithCancel(context.Background())
 	stream, err := discovery.NewAggregatedDiscoveryServiceClient(conn).StreamAggregatedResources(ctx)
 	if err != nil {
@@ -68,7 +75,7 @@ func openADSAs(t *testing.T, conn grpc.ClientConnInterface, n *core.Node, typeUR
 		<-done
 	})
 	s.names = names
-	s.send(t, &discovery.DiscoveryRequest{Node: n, TypeUrl: typeURL, VersionInfo: version, ResourceNames: names})
+	s.send(t, first)
 	return s
 }
 

@@ -39,12 +39,19 @@ func TestReplicas(t *testing.T) {
 	}
 	a.stop()
 
-	// The same clients on B, naming the version they have.
-	moved := map[string]*adsStream{}
+	// The same clients on B, naming the version they have; a second set
+	// also names the nonce of A's last response, as clients that move
+	// from a replica that died may.
+	moved, movedWithNonce := map[string]*adsStream{}, map[string]*adsStream{}
 	for _, typ := range served {
 		moved[typ.typeURL] = openADS(t, bb.conn, gateway, typ.typeURL, "v1", typ.names...)
+		movedWithNonce[typ.typeURL] = openADSWith(t, bb.conn, &discovery.DiscoveryRequest{Node: node(gateway),
+			TypeUrl: typ.typeURL, VersionInfo: "v1", ResourceNames: typ.names, ResponseNonce: got[typ.typeURL].GetNonce()})
 	}
 	time.Sleep(quiet)
+	for _, s := range movedWithNonce {
+		s.expectNone(t, 0)
+	}
 	for typeURL, s := range moved {
 		s.expectNone(t, 0)
 		fresh := openADS(t, bb.conn, gateway, typeURL, "", s.names...)
@@ -62,6 +69,11 @@ func TestReplicas(t *testing.T) {
 	for typeURL, s := range moved {
 		if resp := s.recv(t); resp.GetVersionInfo() != "v2" {
 			t.Errorf("%s: moved client got %q, want v2", typeURL, resp.GetVersionInfo())
+		}
+	}
+	for typeURL, s := range movedWithNonce {
+		if resp := s.recv(t); resp.GetVersionInfo() != "v2" {
+			t.Errorf("%s: moved client naming A's nonce got %q, want v2", typeURL, resp.GetVersionInfo())
 		}
 	}
 }

@@ -9,7 +9,10 @@ import (
 // State of the world, per stream and type:
 //
 //   - A request without a response nonce subscribes (or subscribes
-//     again) and says what the client has: its version_info. A client
+//     again) and says what the client has: its version_info. So does a
+//     request with a nonce of a stream the type was never sent on: a
+//     client that moved from another replica (or whose stream broke)
+//     names the last nonce it saw there. A client
 //     that names the version served now is sent nothing until it
 //     changes, on this replica or another.
 //   - The first request with the nonce of the last response answers it:
@@ -45,7 +48,7 @@ func (s *Service) handleSotw(st *stream, req *discovery.DiscoveryRequest) error 
 	if snap != nil {
 		current = snap.types[i]
 	}
-	if nonce := req.GetResponseNonce(); nonce != "" {
+	if nonce := req.GetResponseNonce(); nonce != "" && ts.last != "" {
 		if nonce != ts.last {
 			s.metrics.transient(transientStaleNonce)
 			return nil
