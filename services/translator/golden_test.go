@@ -50,7 +50,8 @@ func TestGolden(t *testing.T) {
 }
 
 // renderCase translates the objects of file as the service would after its
-// initial sync and renders everything it would write as YAML.
+// initial sync and renders everything it would write as YAML: for a gateway
+// that ListenerSets name but that does not exist, their statuses only.
 func renderCase(t *testing.T, file string) []byte {
 	t.Helper()
 	f, err := os.Open(file)
@@ -85,6 +86,13 @@ func renderCase(t *testing.T, file string) []byte {
 			g["xds"] = protoJSON(t, out.XDS)
 		}
 		gateways[gw.String()] = g
+	}
+	for _, gw := range idx.MissingListenerSetParents() {
+		statuses := map[string]json.RawMessage{}
+		for _, st := range gatewayapi.OrphanListenerSetStatuses(idx, gw) {
+			statuses[statusKey(st, gw)] = protoJSON(t, st)
+		}
+		gateways[gw.String()] = map[string]any{"statuses": statuses}
 	}
 	doc, err := json.Marshal(map[string]any{"gatewayClassStatuses": classes, "gateways": gateways})
 	if err != nil {

@@ -16,12 +16,13 @@ func gatewayShardKey(gw types.NamespacedName) string { return gw.String() }
 // has no '/' and so never equals a gateway's key.
 func classShardKey(name string) string { return name }
 
-// knownGateways are the gateways of the index and those the output buckets
-// hold something for, each once.
+// knownGateways are the gateways of the index, those that ListenerSets
+// name without the index holding them (their ListenerSets get a status),
+// and those the output buckets hold something for, each once.
 func (s *Service) knownGateways(st *session) []types.NamespacedName {
 	seen := map[types.NamespacedName]struct{}{}
 	var out []types.NamespacedName
-	for _, list := range [][]types.NamespacedName{st.idx.Gateways(), st.ledger.gateways()} {
+	for _, list := range [][]types.NamespacedName{st.idx.Gateways(), st.idx.MissingListenerSetParents(), st.ledger.gateways()} {
 		for _, gw := range list {
 			if _, ok := seen[gw]; !ok {
 				seen[gw] = struct{}{}

@@ -124,7 +124,9 @@ func (s *Service) writeStatuses(ctx context.Context, st *session, out *Output, a
 	return nil
 }
 
-// removeGateway deletes every output of a gateway that has none any more.
+// removeGateway deletes every output of a gateway that has none any more,
+// but for the statuses of the ListenerSets that name it when it does not
+// exist (see gatewayapi.OrphanListenerSetStatuses), which it writes.
 func (s *Service) removeGateway(ctx context.Context, st *session, gw types.NamespacedName) error {
 	st.tr.forget(gw)
 	delete(st.built, gw)
@@ -138,10 +140,19 @@ func (s *Service) removeGateway(ctx context.Context, st *session, gw types.Names
 			return err
 		}
 	}
-	if err := s.deleteStatuses(ctx, st, gw, nil); err != nil {
+	keep := map[string]struct{}{}
+	for _, status := range gatewayapi.OrphanListenerSetStatuses(st.idx, gw) {
+		k := statusKey(status, gw)
+		keep[k] = struct{}{}
+		delete(st.foreign, sentKey{bus.Status, k})
+		if err := s.put(ctx, st, bus.Status, k, status); err != nil {
+			return err
+		}
+	}
+	if err := s.deleteStatuses(ctx, st, gw, keep); err != nil {
 		return err
 	}
-	s.log.Debug("gateway outputs removed", "gateway", gw, "revision", st.revision)
+	s.log.Debug("gateway outputs removed", "gateway", gw, "revision", st.revision, "orphan_listenersets", len(keep))
 	return nil
 }
 

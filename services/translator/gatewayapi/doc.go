@@ -38,8 +38,9 @@
 // share a port (and transport: UDP ports are apart) share one IR Listener
 // ("<protocol>-<port>"; HTTPS when an HTTPS listener shares its port with
 // TLS ones). By default HTTP and HTTPS listeners admit HTTPRoutes and
-// GRPCRoutes, TLS listeners TLSRoutes, TCP listeners TCPRoutes and UDP
-// listeners UDPRoutes; allowedRoutes.kinds narrows that, and a kind the
+// GRPCRoutes, TLS listeners TLSRoutes (and TCPRoutes in mode Terminate:
+// TLS is terminated, then the bytes are proxied), TCP listeners TCPRoutes
+// and UDP listeners UDPRoutes; allowedRoutes.kinds narrows that, and a kind the
 // listener cannot serve is reported (InvalidRouteKinds). A listener admits
 // routes from its own namespace (From: Same, the default), from all
 // namespaces (All), or from namespaces whose labels match a selector

@@ -3,6 +3,7 @@ package gatewayapi
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
@@ -110,12 +111,15 @@ func (t *routeBuilder) selectListeners(ref gatewayv1.ParentReference, kind *busv
 		return nil, &problem{string(gatewayv1.RouteReasonNoMatchingParent), noListener(parentName(ns, ref), ref)}
 	}
 	var notReady []string
+	var ready []*listener
 	for _, l := range named {
 		switch {
 		case !l.ready():
 			notReady = append(notReady, string(l.spec.Name))
 		case admitsKind(l, kind) && l.admits(t.idx, ns):
 			admitting = append(admitting, l)
+		default:
+			ready = append(ready, l)
 		}
 	}
 	if len(admitting) == 0 && len(notReady) == len(named) {
@@ -123,8 +127,7 @@ func (t *routeBuilder) selectListeners(ref gatewayv1.ParentReference, kind *busv
 			fmt.Sprintf("listeners %s are not valid", quoteJoin(notReady))}
 	}
 	if len(admitting) == 0 {
-		return nil, &problem{string(gatewayv1.RouteReasonNotAllowedByListeners),
-			fmt.Sprintf("no listener of %s admits %s routes from namespace %q", parentName(ns, ref), kind.Kind, ns)}
+		return nil, &problem{string(gatewayv1.RouteReasonNotAllowedByListeners), notAllowed(parentName(ns, ref), ready, kind, ns)}
 	}
 	var out []attachment
 	for _, l := range admitting {
@@ -151,6 +154,32 @@ func noListener(parent string, ref gatewayv1.ParentReference) string {
 		return fmt.Sprintf("%s has no listener on port %d", parent, *ref.Port)
 	}
 	return parent + " has no listeners"
+}
+
+// notAllowed says why none of the ready listeners ls of parent admits a
+// route of kind from namespace ns: the route kind when none of them allows
+// it, else the namespace.
+func notAllowed(parent string, ls []*listener, kind *busv1.RouteGroupKind, ns string) string {
+	var allowed []string
+	for _, l := range ls {
+		if admitsKind(l, kind) {
+			return fmt.Sprintf("no listener of %s admits %s routes from namespace %q", parent, kind.Kind, ns)
+		}
+		for _, k := range l.kinds {
+			if !contains(allowed, k.Kind) {
+				allowed = append(allowed, k.Kind)
+			}
+		}
+	}
+	which, they := "listener", "it allows"
+	if len(ls) > 1 {
+		which, they = "listeners", "they allow"
+	}
+	if len(allowed) == 0 {
+		allowed = []string{"no route kinds"}
+	}
+	return fmt.Sprintf("route kind %s is not allowed by %s %s of %s (%s %s)",
+		kind.Kind, which, quoteJoin(names(ls)), parent, they, strings.Join(allowed, ", "))
 }
 
 func admitsKind(l *listener, kind *busv1.RouteGroupKind) bool {

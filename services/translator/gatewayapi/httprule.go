@@ -2,6 +2,7 @@ package gatewayapi
 
 import (
 	"fmt"
+	"strings"
 
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -15,9 +16,10 @@ type httpRules struct {
 	routes   []*irv1.Route
 	backends []*irv1.Backend // the backends the routes send traffic to
 	valid    int             // rules translated without a problem
-	// invalid is the first rule problem (a match, filter, timeout or
-	// backendRef the rule cannot have); its message names the rule.
-	invalid *problem
+	// invalid are the problems of the invalid rules (a match, filter,
+	// timeout or backendRef the rule cannot have), one per rule in rule
+	// order; each message names its rule.
+	invalid []*problem
 	// unresolved is the first reference that could not be resolved.
 	unresolved *problem
 }
@@ -31,18 +33,29 @@ func (r *httpRules) setConditions(cs *conditions, accepted bool) {
 	} else {
 		cs.set(string(gatewayv1.RouteConditionResolvedRefs), true, string(gatewayv1.RouteReasonResolvedRefs), "All references are resolved")
 	}
-	if accepted && r.invalid != nil {
-		cs.set(string(gatewayv1.RouteConditionPartiallyInvalid), true, r.invalid.reason, "Dropped Rule "+r.invalid.message)
+	if accepted && len(r.invalid) > 0 {
+		cs.set(string(gatewayv1.RouteConditionPartiallyInvalid), true, r.invalid[0].reason, ruleProblems("Dropped Rule ", r.invalid))
 	}
+}
+
+// ruleProblems joins the problems of invalid rules into one message, each
+// after prefix, so that every invalid rule is named. The condition takes
+// the reason of the first.
+func ruleProblems(prefix string, ps []*problem) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = prefix + p.message
+	}
+	return strings.Join(parts, "; ")
 }
 
 // notAccepted is why the route cannot be accepted at all: every rule is
 // invalid.
 func (r *httpRules) notAccepted() *problem {
-	if r.valid > 0 || r.invalid == nil {
+	if r.valid > 0 || len(r.invalid) == 0 {
 		return nil
 	}
-	return &problem{r.invalid.reason, "Rule " + r.invalid.message}
+	return &problem{r.invalid[0].reason, ruleProblems("Rule ", r.invalid)}
 }
 
 // buildHTTPRules translates every rule of route.
@@ -93,9 +106,7 @@ func (out *httpRules) add(src *irv1.RouteSource, name *gatewayv1.SectionName, na
 		if src.Kind == resources.KindGRPCRoute {
 			r.action = grpcAnswer500
 		}
-		if out.invalid == nil {
-			out.invalid = &problem{r.bad.reason, fmt.Sprintf("%d%s: %s", src.Rule, quotedName(ruleName), r.bad.message)}
-		}
+		out.invalid = append(out.invalid, &problem{r.bad.reason, fmt.Sprintf("%d%s: %s", src.Rule, quotedName(ruleName), r.bad.message)})
 	} else {
 		out.valid++
 	}

@@ -36,8 +36,15 @@ type l4Entry struct {
 	created time.Time
 }
 
-// l4Placement collects the L4 routes of one kind by IR listener.
-type l4Placement map[*port][]l4Entry
+// l4Placement collects the L4 routes of one kind by IR listener and by
+// where they go on it: the TLS routes of a TLS listener (chosen by SNI),
+// or the L4 routes of a TCP or UDP one.
+type l4Placement map[placementKey][]l4Entry
+
+type placementKey struct {
+	p   *port
+	tls bool
+}
 
 // processTCPRoutes attaches the TCPRoutes that name the gateway.
 func processTCPRoutes(t *translation) {
@@ -51,7 +58,13 @@ func processTCPRoutes(t *translation) {
 		}
 		t.attachL4(&l4Route{kind: resources.KindTCPRoute, meta: &r.ObjectMeta, parents: r.Spec.ParentRefs, rules: rules}, placed)
 	}
-	placed.finish(func(p *port, rs []*irv1.L4Route) { p.ir.L4Routes = rs })
+	placed.finish(func(p *port, tls bool, rs []*irv1.L4Route) {
+		if tls {
+			p.ir.TlsRoutes = append(p.ir.TlsRoutes, rs...)
+			return
+		}
+		p.ir.L4Routes = rs
+	})
 }
 
 // processUDPRoutes attaches the UDPRoutes that name the gateway.
@@ -66,7 +79,7 @@ func processUDPRoutes(t *translation) {
 		}
 		t.attachL4(&l4Route{kind: resources.KindUDPRoute, meta: &r.ObjectMeta, parents: r.Spec.ParentRefs, rules: rules}, placed)
 	}
-	placed.finish(func(p *port, rs []*irv1.L4Route) { p.ir.L4Routes = rs })
+	placed.finish(func(p *port, _ bool, rs []*irv1.L4Route) { p.ir.L4Routes = rs })
 }
 
 // attachL4 attaches an L4 route to the listeners its parentRefs select and
@@ -112,10 +125,13 @@ func (t *translation) attachL4(r *l4Route, placed l4Placement) {
 }
 
 // placeL4 adds an IR L4 route for each attachment to the IR listener of its
-// port, once per port (and, for TLS routes, per set of certificates that
-// terminate TLS), and counts the route once per listener. A TLS route on a
+// port, once per port (and, on TLS listeners, per set of certificates that
+// terminate TLS), and counts the route once per listener. A route on a
 // listener that terminates TLS forwards to backends of its own (see
-// terminatedTLS), with the listener's certificates.
+// terminatedTLS), with the listener's certificates. On a TLS listener the
+// route is chosen by SNI: a TLSRoute's hostnames, or for a TCPRoute (on a
+// listener in mode Terminate) the listener's hostname; TCPRoutes follow
+// the TLSRoutes of the port.
 func (t *translation) placeL4(r *l4Route, attached []attachment, shares *l4Shares, counted map[*listener]bool, placed l4Placement) {
 	type key struct {
 		p     *port
@@ -129,7 +145,8 @@ func (t *translation) placeL4(r *l4Route, attached []attachment, shares *l4Share
 		}
 		p := t.portOf(a.listener)
 		hostnames := t.isolate(p, a.listener, a.hostnames)
-		if r.kind == resources.KindTLSRoute && len(hostnames) == 0 || !a.listener.programmed() {
+		tls := a.listener.spec.Protocol == gatewayv1.TLSProtocolType
+		if tls && len(hostnames) == 0 || !a.listener.programmed() {
 			continue
 		}
 		use := shares
@@ -149,9 +166,10 @@ func (t *translation) placeL4(r *l4Route, attached []attachment, shares *l4Share
 				Secrets:  a.listener.certificates,
 			}
 			byKey[k] = ir
-			placed[p] = append(placed[p], l4Entry{route: ir, created: r.meta.CreationTimestamp.Time})
+			pk := placementKey{p, tls}
+			placed[pk] = append(placed[pk], l4Entry{route: ir, created: r.meta.CreationTimestamp.Time})
 		}
-		if r.kind == resources.KindTLSRoute {
+		if tls {
 			for _, h := range hostnames {
 				if !contains(ir.Hostnames, h) {
 					ir.Hostnames = append(ir.Hostnames, h)
@@ -219,8 +237,8 @@ func (t *routeBuilder) l4Backends(r *l4Route, use backendUse) *l4Shares {
 
 // finish sorts the routes of each IR listener, oldest first, then by
 // namespace and name, and hands them to set.
-func (placed l4Placement) finish(set func(*port, []*irv1.L4Route)) {
-	for p, entries := range placed {
+func (placed l4Placement) finish(set func(p *port, tls bool, rs []*irv1.L4Route)) {
+	for k, entries := range placed {
 		slices.SortFunc(entries, func(a, b l4Entry) int {
 			return cmp.Or(a.created.Compare(b.created),
 				cmp.Compare(a.route.Source.Namespace, b.route.Source.Namespace),
@@ -230,6 +248,6 @@ func (placed l4Placement) finish(set func(*port, []*irv1.L4Route)) {
 		for i, e := range entries {
 			routes[i] = e.route
 		}
-		set(p, routes)
+		set(k.p, k.tls, routes)
 	}
 }

@@ -3,6 +3,7 @@ package gatewayapi
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
@@ -97,7 +98,7 @@ func (t *gatewayCtx) newListener(spec *gatewayv1.Listener, set *listenerSet) *li
 	if spec.Hostname != nil && !proto.udp && spec.Protocol != gatewayv1.TCPProtocolType {
 		l.hostname = string(*spec.Hostname)
 	}
-	l.kinds, l.unresolved = routeKinds(spec.AllowedRoutes, proto.kinds)
+	l.kinds, l.unresolved = routeKinds(spec.AllowedRoutes, protocolKinds(spec, proto))
 	if p := t.listenerTLS(l); p != nil {
 		l.notAccepted = p
 		return l
@@ -109,6 +110,18 @@ func (t *gatewayCtx) newListener(spec *gatewayv1.Listener, set *listenerSet) *li
 	}
 	l.admits = admits
 	return l
+}
+
+// protocolKinds returns the route kinds a listener of its protocol
+// supports: a TLS listener that terminates TLS (mode Terminate) also takes
+// TCPRoutes, whose connections are proxied once TLS is terminated, as in
+// Envoy Gateway.
+func protocolKinds(spec *gatewayv1.Listener, proto protocol) []gatewayv1.Kind {
+	if spec.Protocol != gatewayv1.TLSProtocolType || spec.TLS == nil ||
+		spec.TLS.Mode != nil && *spec.TLS.Mode == gatewayv1.TLSModePassthrough {
+		return proto.kinds
+	}
+	return append(slices.Clip(proto.kinds), resources.KindTCPRoute)
 }
 
 // routeKinds returns the route kinds a listener supports: those of its

@@ -15,9 +15,9 @@ import (
 //     listener next to an HTTPS or TLS one: all of them have a
 //     ProtocolConflict;
 //   - listeners with the same hostname (TCP and UDP listeners have none):
-//     a HostnameConflict when their protocols are the same, a
-//     ProtocolConflict when they differ (HTTPS and TLS, which both match
-//     on SNI).
+//     a HostnameConflict, whether their protocols are the same or not
+//     (HTTPS and TLS, which both match on SNI): the spec's reason for
+//     listeners of one port that use the same hostname.
 //
 // No listener of a conflicting set wins: all of them are left out.
 func markConflicts(ls []*listener) {
@@ -64,17 +64,11 @@ func markHostnameConflicts(group []*listener, port gatewayv1.PortNumber) {
 		if len(same) < 2 {
 			continue
 		}
-		reason := gatewayv1.ListenerReasonHostnameConflict
-		for _, l := range same[1:] {
-			if l.spec.Protocol != same[0].spec.Protocol {
-				reason = gatewayv1.ListenerReasonProtocolConflict
-			}
-		}
 		message := fmt.Sprintf("listeners %s on port %d share hostname %q", quoteJoin(names(same)), port, orAny(h))
-		if p := same[0].spec.Protocol; reason == gatewayv1.ListenerReasonHostnameConflict && (p == gatewayv1.TCPProtocolType || p == gatewayv1.UDPProtocolType) {
+		if p := same[0].spec.Protocol; p == gatewayv1.TCPProtocolType || p == gatewayv1.UDPProtocolType {
 			message = fmt.Sprintf("%s listeners %s share port %d, and nothing else tells them apart", p, quoteJoin(names(same)), port)
 		}
-		setConflict(same, reason, message)
+		setConflict(same, gatewayv1.ListenerReasonHostnameConflict, message)
 	}
 }
 

@@ -179,9 +179,6 @@ func conflictWith(l, e *listener) gatewayv1.ListenerConditionReason {
 	if l.hostname != e.hostname {
 		return ""
 	}
-	if l.spec.Protocol != e.spec.Protocol {
-		return gatewayv1.ListenerReasonProtocolConflict
-	}
 	return gatewayv1.ListenerReasonHostnameConflict
 }
 

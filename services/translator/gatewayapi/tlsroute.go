@@ -22,7 +22,7 @@ func processTLSRoutes(t *translation) {
 		t.attachL4(&l4Route{kind: resources.KindTLSRoute, meta: &r.ObjectMeta, parents: r.Spec.ParentRefs,
 			hostnames: hostnames, badHostname: bad, rules: rules}, placed)
 	}
-	placed.finish(func(p *port, rs []*irv1.L4Route) { p.ir.TlsRoutes = rs })
+	placed.finish(func(p *port, _ bool, rs []*irv1.L4Route) { p.ir.TlsRoutes = rs })
 }
 
 // isolate returns the hostnames, among those a route gets on listener l,

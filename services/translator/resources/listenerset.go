@@ -106,6 +106,20 @@ func (x *Index) ListenerSetsFor(gateway types.NamespacedName) []*gatewayv1.Liste
 	return out
 }
 
+// MissingListenerSetParents returns, sorted, the gateways that a
+// ListenerSet's parentRef names and that the index does not hold: nobody
+// translates them, but their ListenerSets still get a status.
+func (x *Index) MissingListenerSetParents() []types.NamespacedName {
+	var out []types.NamespacedName
+	for gw := range x.listenerSets.byGateway.by {
+		if x.gateways[gw] == nil {
+			out = append(out, gw)
+		}
+	}
+	slices.SortFunc(out, compareNames)
+	return out
+}
+
 // routeNames returns the names of the routes of kind with a parentRef to
 // gateway or to a ListenerSet whose parentRef names gateway, sorted by
 // namespace and name, without duplicates.

@@ -73,17 +73,17 @@ func shareCluster(b *irv1.WeightedBackend) string {
 
 // udpListener returns the UDP listener of an IR listener: a UDP proxy to
 // the backends of its first L4 route. The UDP proxy has a single cluster:
-// several backends are the cluster [UDPWeightedCluster] builds. With no
-// route, datagrams are dropped.
+// several shares (of backends, or of backendRefs that could not be
+// resolved) are the cluster [UDPWeightedCluster] builds. With no route, or
+// no backend, datagrams are dropped.
 func udpListener(l *irv1.Listener) (*listenerv3.Listener, error) {
 	cluster := InvalidBackendCluster
-	if rs := l.GetL4Routes(); len(rs) > 0 {
-		switch valid := validShares(rs[0].GetBackends()); len(valid) {
-		case 0:
-		case 1:
+	switch {
+	case udpWeighted(l):
+		cluster = weightedClusterName(l)
+	case len(l.GetL4Routes()) > 0:
+		if valid := validShares(l.GetL4Routes()[0].GetBackends()); len(valid) == 1 {
 			cluster = valid[0].GetBackend()
-		default:
-			cluster = weightedClusterName(l)
 		}
 	}
 	route, err := typedConfig(&udpproxyv3.Route{Cluster: cluster})
@@ -127,9 +127,10 @@ func validShares(backends []*irv1.WeightedBackend) []*irv1.WeightedBackend {
 func weightedClusterName(l *irv1.Listener) string { return l.GetName() + "/weighted" }
 
 // UDPWeightedCluster returns, for a UDP listener whose first route has
-// several backends, the EDS cluster "<listener>/weighted" that balances
-// over all of their endpoints by locality weight; nil otherwise. Its
-// endpoints are [UDPWeightedLoadAssignment].
+// several shares of which one at least names a backend, the EDS cluster
+// "<listener>/weighted" that balances over all of their endpoints by
+// locality weight; nil otherwise. Its endpoints are
+// [UDPWeightedLoadAssignment].
 func UDPWeightedCluster(l *irv1.Listener) *clusterv3.Cluster {
 	if !udpWeighted(l) {
 		return nil
@@ -146,20 +147,37 @@ func UDPWeightedCluster(l *irv1.Listener) *clusterv3.Cluster {
 	}
 }
 
+// The locality of a weighted UDP cluster that drops datagrams holds one
+// endpoint: the discard port of the proxy's own loopback, where nothing
+// listens, so the kernel drops what is sent there. A locality without
+// endpoints would not do: Envoy gives its weight to the other localities.
+const (
+	dropLocality = "dropped"
+	dropAddress  = "127.0.0.1"
+	dropPort     = 9
+)
+
 // UDPWeightedLoadAssignment returns the endpoints of the cluster
 // [UDPWeightedCluster] gives l, or nil: one locality per backend of its
-// first route, weighted like the backend (the share of backends that could
-// not be resolved goes to the others), with that backend's endpoints.
-// backends are the gateway's backends by name. It depends on endpoints:
-// whoever updates load assignments must update these too.
+// first route, weighted like the backend, with that backend's endpoints.
+// The shares of backendRefs that could not be resolved and of backends
+// without endpoints are dropped, as the Gateway API requires: they make
+// one locality, last, whose endpoint discards them. backends are the
+// gateway's backends by name. It depends on endpoints: whoever updates
+// load assignments must update these too.
 func UDPWeightedLoadAssignment(l *irv1.Listener, backends map[string]*irv1.Backend) *endpointv3.ClusterLoadAssignment {
 	if !udpWeighted(l) {
 		return nil
 	}
 	cla := &endpointv3.ClusterLoadAssignment{ClusterName: weightedClusterName(l)}
-	for _, share := range validShares(l.GetL4Routes()[0].GetBackends()) {
-		endpoints := LoadAssignment(backends[share.GetBackend()]).GetEndpoints()
+	var dropped uint32
+	for _, share := range l.GetL4Routes()[0].GetBackends() {
+		var endpoints []*endpointv3.LocalityLbEndpoints
+		if share.GetBackend() != "" {
+			endpoints = LoadAssignment(backends[share.GetBackend()]).GetEndpoints()
+		}
 		if len(endpoints) == 0 {
+			dropped += share.GetWeight()
 			continue
 		}
 		cla.Endpoints = append(cla.Endpoints, &endpointv3.LocalityLbEndpoints{
@@ -168,12 +186,22 @@ func UDPWeightedLoadAssignment(l *irv1.Listener, backends map[string]*irv1.Backe
 			LbEndpoints:         endpoints[0].GetLbEndpoints(),
 		})
 	}
+	if dropped > 0 {
+		cla.Endpoints = append(cla.Endpoints, &endpointv3.LocalityLbEndpoints{
+			Locality:            &corev3.Locality{SubZone: dropLocality},
+			LoadBalancingWeight: wrapperspb.UInt32(dropped),
+			LbEndpoints: []*endpointv3.LbEndpoint{{HostIdentifier: &endpointv3.LbEndpoint_Endpoint{
+				Endpoint: &endpointv3.Endpoint{Address: socketAddress(dropAddress, dropPort)},
+			}}},
+		})
+	}
 	return cla
 }
 
 // udpWeighted reports whether l is a UDP listener whose first route has
-// several backends.
+// several shares, of which one at least names a backend.
 func udpWeighted(l *irv1.Listener) bool {
 	rs := l.GetL4Routes()
-	return l.GetProtocol() == irv1.Protocol_PROTOCOL_UDP && len(rs) > 0 && len(validShares(rs[0].GetBackends())) > 1
+	return l.GetProtocol() == irv1.Protocol_PROTOCOL_UDP && len(rs) > 0 &&
+		len(rs[0].GetBackends()) > 1 && len(validShares(rs[0].GetBackends())) > 0
 }

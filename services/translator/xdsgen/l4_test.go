@@ -8,6 +8,7 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	tcpproxyv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
 	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 )
@@ -93,8 +94,53 @@ func TestUDPWeightedCluster(t *testing.T) {
 		t.Fatalf("cluster %v, want udp-53/weighted", c)
 	}
 	clas := CombinedLoadAssignments(gw)
-	if len(clas) != 1 || len(clas[0].GetEndpoints()) != 2 || clas[0].GetEndpoints()[0].GetLoadBalancingWeight().GetValue() != 3 {
-		t.Errorf("combined load assignments %v, want two localities weighted 3 and 1", clas)
+	if len(clas) != 1 || len(clas[0].GetEndpoints()) != 3 {
+		t.Fatalf("combined load assignments %v, want three localities", clas)
+	}
+	for i, want := range []struct {
+		zone   string
+		weight uint32
+	}{{"a", 3}, {"b", 1}, {dropLocality, 1}} {
+		loc := clas[0].GetEndpoints()[i]
+		if loc.GetLocality().GetSubZone() != want.zone || loc.GetLoadBalancingWeight().GetValue() != want.weight {
+			t.Errorf("locality %d is %s weighted %d, want %s weighted %d", i,
+				loc.GetLocality().GetSubZone(), loc.GetLoadBalancingWeight().GetValue(), want.zone, want.weight)
+		}
+	}
+	if _, err := Snapshot(gw); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestUDPUnresolvedShareIsDropped: one backend beside the share of a
+// backendRef that cannot be resolved, and one without endpoints, still
+// makes the weighted cluster, whose discarding locality takes both their
+// shares, rather than the proxy sending everything to the one backend.
+func TestUDPUnresolvedShareIsDropped(t *testing.T) {
+	gw := &irv1.Gateway{
+		Listeners: []*irv1.Listener{{Name: "udp-53", Port: 53, Protocol: irv1.Protocol_PROTOCOL_UDP,
+			L4Routes: []*irv1.L4Route{{Name: "default/dns", Backends: []*irv1.WeightedBackend{
+				{Backend: "a", Weight: 1}, {Weight: 2}, {Backend: "empty", Weight: 1}}}}}},
+		Backends: []*irv1.Backend{
+			{Name: "a", Endpoints: []*irv1.Endpoint{{Address: "10.0.0.1", Port: 53, Ready: true}}},
+			{Name: "empty"},
+		},
+	}
+	l, err := Listener(gw.Listeners[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js := protojson.Format(l); !strings.Contains(js, `"udp-53/weighted"`) {
+		t.Errorf("the UDP proxy does not send to udp-53/weighted: %s", js)
+	}
+	clas := CombinedLoadAssignments(gw)
+	if len(clas) != 1 || len(clas[0].GetEndpoints()) != 2 {
+		t.Fatalf("combined load assignments %v, want two localities", clas)
+	}
+	drop := clas[0].GetEndpoints()[1]
+	addr := drop.GetLbEndpoints()[0].GetEndpoint().GetAddress().GetSocketAddress()
+	if drop.GetLoadBalancingWeight().GetValue() != 3 || addr.GetAddress() != dropAddress || addr.GetPortValue() != dropPort {
+		t.Errorf("dropping locality %v, want weight 3 and endpoint %s:%d", drop, dropAddress, dropPort)
 	}
 	if _, err := Snapshot(gw); err != nil {
 		t.Error(err)
