@@ -53,7 +53,7 @@ envtest-assets: ## Build kube-apiserver and etcd for envtest into ~/.cache/gatew
 	./hack/envtest-assets.sh
 
 .PHONY: bench
-bench: ## Run the benchmarks (translation of 100 to 10,000 HTTPRoutes, endpoint updates, `gatewire translate` on 1,000 routes, scale-out over 1 and 2 translators, standalone memory and propagation with 1,000 routes, xDS fan-out of one edit to 1,000 and 5,000 streams, propagation over real processes at $$BENCH_SIZES routes: cold start, snapshots, edit p50/p90/p99, memory per process; `gatewire translate` on 10,000 routes) and print their medians.
+bench: ## Run the benchmarks (translation of 100 to 10,000 HTTPRoutes, endpoint updates, `gatewire translate` on 1,000 routes, scale-out over 1 and 2 translators, standalone memory and propagation with 1,000 routes, xDS fan-out of one edit to 1,000 and 5,000 streams, propagation over real processes at BENCH_SIZES routes (300 to 10,000): cold start, snapshots, edit p50/p90/p99, memory per process; `gatewire translate` on 10,000 routes) and print their medians.
 	@mkdir -p $(BIN)
 	go test -run '^$$' -bench 'Translate|EndpointChange' -benchmem -count $(BENCH_COUNT) ./services/translator/ | tee $(BIN)/bench.txt
 	go test -run '^$$' -bench TranslateCommand -benchmem -count $(BENCH_COUNT) ./cmd/gatewire/ | tee -a $(BIN)/bench.txt
