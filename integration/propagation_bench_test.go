@@ -52,9 +52,10 @@ func benchSizes(b *testing.B) []int {
 //   - <process>-rss-MiB, <process>-hwm-MiB: resident memory at the end and
 //     its peak, per process, and rss-MiB their sum.
 //
-// BENCH_PROFILE=<folder> saves, per process, a CPU profile of the cold
-// start's first BENCH_PROFILE_SECONDS (default 10) and a heap profile at
-// the end.
+// BENCH_PROFILE=<folder> saves, per process, a CPU profile of the first
+// BENCH_PROFILE_SECONDS (default 10) of the cold start from the processes'
+// readiness (or of the edits, with BENCH_PROFILE_PHASE=edits) and a heap
+// profile at the end.
 func BenchmarkPropagation(b *testing.B) {
 	for _, n := range benchSizes(b) {
 		dir := b.TempDir()
@@ -87,9 +88,12 @@ func propagation(b *testing.B, mode, dir string, n int) {
 	} else {
 		in = startStandalone(b, dir)
 	}
-	profiles := os.Getenv("BENCH_PROFILE")
+	profiles, phase := os.Getenv("BENCH_PROFILE"), os.Getenv("BENCH_PROFILE_PHASE")
+	if phase == "" {
+		phase = "cold"
+	}
 	var wg sync.WaitGroup
-	if profiles != "" {
+	cpuProfile := func() {
 		seconds := os.Getenv("BENCH_PROFILE_SECONDS")
 		if seconds == "" {
 			seconds = "10"
@@ -98,9 +102,12 @@ func propagation(b *testing.B, mode, dir string, n int) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				saveProfile(b, admin, "/debug/pprof/profile?seconds="+seconds, filepath.Join(profiles, fmt.Sprintf("%s-%d-%s.cpu", mode, n, name)), 5*time.Minute)
+				saveProfile(b, admin, "/debug/pprof/profile?seconds="+seconds, filepath.Join(profiles, fmt.Sprintf("%s-%d-%s-%s.cpu", mode, n, name, phase)), 5*time.Minute)
 			}()
 		}
+	}
+	if profiles != "" && phase == "cold" {
+		cpuProfile()
 	}
 	var f figures
 	r := in.recorder
@@ -113,6 +120,9 @@ func propagation(b *testing.B, mode, dir string, n int) {
 	routes := r.seen(resource.RouteType)
 	f.snapshots, f.firstVhosts = len(routes), routes[0].vhosts
 	wg.Wait()
+	if profiles != "" && phase == "edits" {
+		cpuProfile()
+	}
 
 	edits := make([]float64, 0, propagationEdits)
 	for k := range propagationEdits {
@@ -123,6 +133,7 @@ func propagation(b *testing.B, mode, dir string, n int) {
 		seen := r.waitFor(b, time.Minute, "edit "+value, resource.RouteType, func() bool { return r.routesContain([]byte(value)) })
 		edits = append(edits, float64(seen.Sub(wrote).Microseconds())/1000)
 	}
+	wg.Wait()
 	f.editLoad = loadavg(b)
 	slices.Sort(edits)
 	f.p50, f.p90, f.p99 = percentile(edits, 50), percentile(edits, 90), percentile(edits, 99)
