@@ -11,6 +11,8 @@ UNIT_PKGS := $(filter-out ./integration/...,$(PKGS))
 BIN := bin
 GO_TEST_FLAGS ?=
 BENCH_COUNT ?= 6
+# The route counts of the propagation benchmark (real processes, cold start, edits, memory).
+BENCH_SIZES ?= 300,1000,3000,10000
 BENCHSTAT_VERSION := v0.0.0-20260908200009-22c9c6c9d4da
 
 # The version and commit stamped into every binary (package pkg/buildinfo).
@@ -51,13 +53,14 @@ envtest-assets: ## Build kube-apiserver and etcd for envtest into ~/.cache/gatew
 	./hack/envtest-assets.sh
 
 .PHONY: bench
-bench: ## Run the benchmarks (translation of 100 to 10,000 HTTPRoutes, endpoint updates, `gatewire translate` on 1,000 routes, scale-out over 1 and 2 translators, standalone memory and propagation with 1,000 routes, xDS fan-out of one edit to 1,000 and 5,000 streams) and print their medians.
+bench: ## Run the benchmarks (translation of 100 to 10,000 HTTPRoutes, endpoint updates, `gatewire translate` on 1,000 routes, scale-out over 1 and 2 translators, standalone memory and propagation with 1,000 routes, xDS fan-out of one edit to 1,000 and 5,000 streams, propagation over real processes at BENCH_SIZES routes (300 to 10,000): cold start, snapshots, edit p50/p90/p99, memory per process; `gatewire translate` on 10,000 routes) and print their medians.
 	@mkdir -p $(BIN)
 	go test -run '^$$' -bench 'Translate|EndpointChange' -benchmem -count $(BENCH_COUNT) ./services/translator/ | tee $(BIN)/bench.txt
 	go test -run '^$$' -bench TranslateCommand -benchmem -count $(BENCH_COUNT) ./cmd/gatewire/ | tee -a $(BIN)/bench.txt
 	go test -run '^$$' -bench ScaleOut -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./services/translator/ | tee -a $(BIN)/bench.txt
 	go test -run '^$$' -bench StandaloneFootprint -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./integration/ | tee -a $(BIN)/bench.txt
 	go test -run '^$$' -bench FanOut -benchtime 1x -count 1 -timeout 30m ./services/xds/ | tee -a $(BIN)/bench.txt
+	BENCH_SIZES=$(BENCH_SIZES) go test -run '^$$' -bench 'Propagation|TranslateProcess' -benchtime 1x -count 1 -timeout 120m ./integration/ | tee -a $(BIN)/bench.txt
 	GOWORK=off go run golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION) $(BIN)/bench.txt
 
 IMAGE_REPO ?= ghcr.io/gatewire

@@ -162,7 +162,7 @@ func waitReady(t testing.TB, p *proc, adminAddr string, timeout time.Duration) {
 }
 
 // waitListening polls until addr accepts TCP connections.
-func waitListening(t *testing.T, p *proc, addr string, timeout time.Duration) {
+func waitListening(t testing.TB, p *proc, addr string, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
