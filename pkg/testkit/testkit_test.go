@@ -110,3 +110,17 @@ func TestStartChild(t *testing.T) {
 	}
 	Eventually(t, 5*time.Second, "the child's log line", func() bool { return c.Logs.Has(`child started with yes {"node":{}}`) })
 }
+
+type runs struct{ code int }
+
+func (r runs) Run() int { return r.code }
+
+func TestAfter(t *testing.T) {
+	cleaned := 0
+	ok := After(runs{0}, func() error { cleaned++; return nil }).Run()
+	failed := After(runs{0}, func() error { cleaned++; return fmt.Errorf("stop: refused") }).Run()
+	kept := After(runs{3}, func() error { cleaned++; return nil }).Run()
+	if ok != 0 || failed != 1 || kept != 3 || cleaned != 3 {
+		t.Errorf("codes %d %d %d after %d cleanups; want 0 1 3 after 3", ok, failed, kept, cleaned)
+	}
+}
