@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
+
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // The size of the chaos test.
@@ -104,22 +106,16 @@ func TestChaos(t *testing.T) {
 // they all did.
 func converge(t *testing.T, envoys []*roamingEnvoy, want map[string]map[string]map[string]proto.Message, timeout time.Duration) time.Time {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	testkit.EventuallyValue(t, timeout, "every envoy to converge", func() (string, bool) {
 		var diffs []string
 		for _, e := range envoys {
 			if d := e.diff(want[e.cluster]); d != "" {
 				diffs = append(diffs, d)
 			}
 		}
-		if len(diffs) == 0 {
-			return time.Now()
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not converged within %s: %d gateways differ:\n%s", timeout, len(diffs), strings.Join(diffs, "\n"))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return fmt.Sprintf("%d gateways differ:\n%s", len(diffs), strings.Join(diffs, "\n")), len(diffs) == 0
+	})
+	return time.Now()
 }
 
 func summarize(kills []string) string {

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	"github.com/gatewire/gatewire/services/translator"
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
@@ -44,9 +45,9 @@ func newWorld(dir string, seed uint64, gateways, routes int) *world {
 func (w *world) create(t *testing.T) {
 	t.Helper()
 	var base strings.Builder
-	base.WriteString("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: gatewire}\nspec: {controllerName: gatewire.dev/gatewayclass-controller}\n")
+	base.WriteString(gatewaytest.GatewayClass())
 	for g := range w.gateways {
-		fmt.Fprintf(&base, "---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw-%d, namespace: %s}\nspec:\n  gatewayClassName: gatewire\n  listeners: [{name: http, protocol: HTTP, port: 8080}]\n", g, chaosNamespace)
+		base.WriteString(gatewaytest.HTTPGateway(chaosNamespace, fmt.Sprintf("gw-%d", g), "http", 8080))
 	}
 	w.write(t, "base.yaml", base.String())
 	for g := range w.gateways {

@@ -9,6 +9,10 @@ import (
 	"time"
 
 	route "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"go.uber.org/goleak"
+
+	"github.com/gatewire/gatewire/pkg/gatewaytest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -18,30 +22,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binaries = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	goleak.VerifyTestMain(testkit.After(m, func() error { return os.RemoveAll(dir) }))
 }
 
-const gatewayYAML = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata:
-  name: gatewire
-spec:
-  controllerName: gatewire.dev/gatewayclass-controller
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata:
-  name: edge
-  namespace: shop
-spec:
-  gatewayClassName: gatewire
-  listeners:
-  - name: http
-    protocol: HTTP
-    port: 8080
-`
+// gatewayYAML is the class and the Gateway shop/edge, with an HTTP
+// listener "http" on port 8080.
+var gatewayYAML = gatewaytest.GatewayClass() + gatewaytest.HTTPGateway("shop", "edge", "http", 8080)
 
 const backendYAML = `apiVersion: v1
 kind: Service

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // binaries is where TestMain built the binaries under test.
@@ -164,20 +166,16 @@ func waitReady(t testing.TB, p *proc, adminAddr string, timeout time.Duration) {
 // waitListening polls until addr accepts TCP connections.
 func waitListening(t testing.TB, p *proc, addr string, timeout time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	testkit.EventuallyValue(t, timeout, fmt.Sprintf("%s to listen on %s", p.name, addr), func() (string, bool) {
 		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
 			c.Close()
-			return
+			return "", true
 		}
 		select {
 		case <-p.done:
 			t.Fatalf("%s exited:\n%s", p.name, p.output())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not listening on %s within %s:\n%s", p.name, addr, timeout, p.output())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return "\n" + p.output(), false
+	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
 
@@ -38,7 +39,7 @@ func TestBootstrap(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "testdata/bootstrap/"+c.golden, []byte(out))
+			testkit.Golden(t, "testdata/bootstrap/"+c.golden, []byte(out))
 			data := []byte(out)
 			if strings.HasSuffix(c.golden, ".yaml") {
 				if data, err = yaml.YAMLToJSON(data); err != nil {

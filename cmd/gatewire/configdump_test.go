@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/pkg/xdsbucket/xdsbuckettest"
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
@@ -71,7 +72,7 @@ func TestConfigDump(t *testing.T) {
 			if strings.Contains(out, "PRIVATE KEY") {
 				t.Fatalf("the dump holds a private key:\n%s", out)
 			}
-			golden(t, "testdata/configdump/"+c.golden, []byte(out))
+			testkit.Golden(t, "testdata/configdump/"+c.golden, []byte(out))
 		})
 	}
 }

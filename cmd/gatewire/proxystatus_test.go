@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
@@ -89,7 +90,7 @@ func TestProxyStatus(t *testing.T) {
 		if err := printProxies(&out, format, proxies); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "testdata/proxystatus/streams."+format, out.Bytes())
+		testkit.Golden(t, "testdata/proxystatus/streams."+format, out.Bytes())
 	}
 }
 

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,28 +13,10 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
-
-// syncBuffer is a buffer the tap's goroutines write to while the test
-// reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // fillForTap writes a value of each kind tap decodes.
 func fillForTap(t *testing.T, b *bus.Bus) {
@@ -68,7 +49,7 @@ func fillForTap(t *testing.T, b *bus.Bus) {
 func tapUntil(t *testing.T, b *bus.Bus, args []string, want ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuffer
+	var out testkit.LogBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- runTap(ctx, append([]string{"-nats-url", b.Conn().ConnectedUrl(), "-system", b.System()}, args...), &out)
@@ -79,22 +60,15 @@ func tapUntil(t *testing.T, b *bus.Bus, args []string, want ...string) string {
 			t.Errorf("tap: %v", err)
 		}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		missing := ""
+	return testkit.EventuallyValue(t, 10*time.Second, fmt.Sprintf("tap %q to print %q", args, want), func() (string, bool) {
+		s := out.String()
 		for _, w := range want {
-			if !strings.Contains(out.String(), w) {
-				missing = w
+			if !strings.Contains(s, w) {
+				return s, false
 			}
 		}
-		if missing == "" {
-			return out.String()
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tap %q printed no %q within 10s:\n%s", args, missing, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return s, true
+	})
 }
 
 // TestTapText checks the output for people: decoded objects, readable

@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/translate from the current output")
+	"github.com/gatewire/gatewire/pkg/testkit"
+)
 
 // renderings are the outputs every golden case is translated to, with the
 // suffix of their golden file.
@@ -40,30 +39,12 @@ func TestTranslateGolden(t *testing.T) {
 				opts := translateOptions{inputs: inputs{in}, output: r.output, format: r.format}
 				err := translate(context.Background(), opts, nil, &stdout, &stderr)
 				if err != nil {
-					golden(t, base+".err.txt", []byte(err.Error()+"\n"))
+					testkit.Golden(t, base+".err.txt", []byte(err.Error()+"\n"))
 					return
 				}
-				golden(t, base+r.suffix, stdout.Bytes())
+				testkit.Golden(t, base+r.suffix, stdout.Bytes())
 			}
 		})
-	}
-}
-
-// golden compares got with the file want, or rewrites it with -update.
-func golden(t *testing.T, want string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(want, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	b, err := os.ReadFile(want)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, b) {
-		t.Errorf("the output differs from %s (run go test -update and review the diff):\n%s", want, got)
 	}
 }
 

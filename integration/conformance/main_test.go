@@ -4,15 +4,10 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		// klog starts its flush daemon when its package loads.
-		goleak.IgnoreTopFunction("k8s.io/klog/v2.(*flushDaemon).run.func1"),
-		// controller-runtime wraps the watch of a metadata informer in
-		// watch.Filter, whose goroutine blocks for ever on a send when the
-		// informer stops with an event in flight: one per stopped manager.
-		goleak.IgnoreTopFunction("k8s.io/apimachinery/pkg/watch.(*filteredWatch).loop"),
-	)
+	goleak.VerifyTestMain(m, testkit.IgnoreKlog(), testkit.IgnoreStoppedInformers())
 }

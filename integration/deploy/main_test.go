@@ -2,17 +2,19 @@ package deploy
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 
+	"go.uber.org/goleak"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // The API server the tests share, started by the first test that needs it:
@@ -36,14 +38,15 @@ func apiServer(t testing.TB) *apiServerEnv {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if kube != nil {
-		if err := kube.env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stop kube-apiserver and etcd:", err)
-			code = 1
+	goleak.VerifyTestMain(testkit.After(m, func() error {
+		if kube == nil {
+			return nil
 		}
-	}
-	os.Exit(code)
+		if err := kube.env.Stop(); err != nil {
+			return fmt.Errorf("stop kube-apiserver and etcd: %w", err)
+		}
+		return nil
+	}), testkit.IgnoreKlog(), testkit.IgnoreStoppedInformers())
 }
 
 // systemNamespace is where gatewire runs.

@@ -2,15 +2,11 @@ package proxyless
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,11 +19,9 @@ import (
 	_ "google.golang.org/grpc/xds" // the xds:/// resolver and gRPC-Go's xDS client
 	"google.golang.org/protobuf/proto"
 
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
 )
-
-// clientEnv is set in the child process's environment.
-const clientEnv = "GATEWIRE_PROXYLESS_CLIENT"
 
 // resultPrefix starts each result line the child writes, so that nothing
 // else on its standard output is taken for one.
@@ -66,7 +60,7 @@ const callTimeout = 10 * time.Second
 // requests on its standard input until it closes, keeping one channel per
 // target. Run as a plain test it has nothing to do.
 func TestClientProcess(t *testing.T) {
-	if os.Getenv(clientEnv) == "" {
+	if !testkit.InChild("TestClientProcess") {
 		return
 	}
 	conns := map[string]*grpc.ClientConn{}
@@ -137,12 +131,8 @@ func call(conn *grpc.ClientConn, req callRequest) (string, error) {
 	return "", fmt.Errorf("answer without a %s header", backendHeader)
 }
 
-// client is the parent's end of a child process.
-type client struct {
-	stdin  io.WriteCloser
-	stdout *bufio.Scanner
-	logs   *logBuffer
-}
+// client is the parent's end of a gRPC client process.
+type client struct{ *testkit.Child }
 
 // startClient runs a gRPC-Go client process whose xDS server is g's, as a
 // proxyless node of nodeCluster, until the test ends. Its bootstrap is the
@@ -163,45 +153,10 @@ func startClientWith(t *testing.T, xdsAddr, nodeCluster, certDir string) *client
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestClientProcess$", "-test.count=1")
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GRPC_XDS_BOOTSTRAP") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, clientEnv+"=1", "GRPC_XDS_BOOTSTRAP_CONFIG="+string(bs),
-		"GRPC_GO_LOG_SEVERITY_LEVEL=warning")
-	c := &client{logs: &logBuffer{}}
-	cmd.Stderr = c.logs
-	if c.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.stdout = bufio.NewScanner(stdout)
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start the gRPC client: %v", err)
-	}
-	t.Cleanup(func() { c.stop(t, cmd) })
-	return c
-}
-
-func (c *client) stop(t *testing.T, cmd *exec.Cmd) {
-	_ = c.stdin.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(wait):
-		_ = cmd.Process.Kill()
-		err = fmt.Errorf("killed after %s: %w", wait, <-done)
-	}
-	if err != nil || t.Failed() {
-		t.Logf("gRPC client (exit: %v):\n%s", err, c.logs.String())
-	}
+	return &client{testkit.StartChild(t, testkit.ChildOptions{
+		Test: "TestClientProcess", XDSBootstrap: bs, Stdout: true,
+		Env: []string{"GRPC_GO_LOG_SEVERITY_LEVEL=warning"},
+	})}
 }
 
 // call has the child make the calls of req and returns what they gave.
@@ -211,11 +166,11 @@ func (c *client) call(t *testing.T, req callRequest) callResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.stdin.Write(append(line, '\n')); err != nil {
+	if _, err := c.Stdin.Write(append(line, '\n')); err != nil {
 		t.Fatalf("send %s to the gRPC client: %v", line, err)
 	}
-	for c.stdout.Scan() {
-		text, ok := strings.CutPrefix(c.stdout.Text(), resultPrefix)
+	for c.Stdout.Scan() {
+		text, ok := strings.CutPrefix(c.Stdout.Text(), resultPrefix)
 		if !ok {
 			continue
 		}
@@ -225,24 +180,17 @@ func (c *client) call(t *testing.T, req callRequest) callResult {
 		}
 		return res
 	}
-	t.Fatalf("the gRPC client ended without a result for %s: %v", line, c.stdout.Err())
+	t.Fatalf("the gRPC client ended without a result for %s: %v", line, c.Stdout.Err())
 	return callResult{}
 }
 
 // until repeats req until ok accepts its result, and returns that result.
 func (c *client) until(t *testing.T, what string, req callRequest, ok func(callResult) bool) callResult {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
+	return testkit.EventuallyValue(t, wait, what, func() (callResult, bool) {
 		res := c.call(t, req)
-		if ok(res) {
-			return res
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s; last %s", what, wait, res)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return res, ok(res)
+	})
 }
 
 func (r callResult) String() string {
@@ -252,22 +200,4 @@ func (r callResult) String() string {
 // only reports whether every call succeeded on the named backend.
 func (r callResult) only(backend string) bool {
 	return len(r.Codes) == 0 && len(r.Backends) == 1 && r.Backends[backend] > 0
-}
-
-// logBuffer collects output; it is safe for concurrent use.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

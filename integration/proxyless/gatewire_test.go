@@ -18,6 +18,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
 	"github.com/gatewire/gatewire/pkg/certs"
 	"github.com/gatewire/gatewire/pkg/certs/certstest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/translator"
 	"github.com/gatewire/gatewire/services/translator/resources"
 	"github.com/gatewire/gatewire/services/xds"
@@ -31,7 +32,7 @@ const wait = 20 * time.Second
 type gatewire struct {
 	bus     *bus.Bus
 	xdsAddr string
-	logs    *logBuffer
+	logs    *testkit.LogBuffer
 	// ca issued the xds server's certificate (in serverFiles) and issues
 	// the clients'.
 	ca          *certs.CA
@@ -43,8 +44,8 @@ type gatewire struct {
 // fails.
 func startGatewire(t *testing.T) *gatewire {
 	t.Helper()
-	g := &gatewire{bus: bustest.New(t), logs: &logBuffer{}}
-	log := slog.New(slog.NewTextHandler(g.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	g := &gatewire{bus: bustest.New(t), logs: &testkit.LogBuffer{}}
+	log := g.logs.Logger(slog.LevelInfo)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("gatewire logs:\n%s", g.logs.String())
@@ -76,13 +77,9 @@ func startGatewire(t *testing.T) *gatewire {
 	}
 	run(t, "translator", tr.Run)
 	run(t, "xds", xs.Run)
-	deadline := time.Now().Add(wait)
-	for !tr.Ready() || !xs.Ready() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not ready within %s: translator %t, xds %t", wait, tr.Ready(), xs.Ready())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.EventuallyValue(t, wait, "the translator and xds to be ready", func() (string, bool) {
+		return fmt.Sprintf("translator %t, xds %t", tr.Ready(), xs.Ready()), tr.Ready() && xs.Ready()
+	})
 	return g
 }
 

@@ -13,10 +13,13 @@ import (
 	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
+
+	"github.com/gatewire/gatewire/pkg/gatewaytest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(clientEnv) != "" {
+	if testkit.InChild("TestClientProcess") {
 		// The client process: gRPC's xDS client keeps goroutines of its
 		// own after its channels close.
 		os.Exit(m.Run())
@@ -31,25 +34,9 @@ const (
 	target      = "xds:///" + hostname
 )
 
-const gatewayYAML = `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata:
-  name: gatewire
-spec:
-  controllerName: gatewire.dev/gatewayclass-controller
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata:
-  name: gw
-  namespace: grpc
-spec:
-  gatewayClassName: gatewire
-  listeners:
-  - name: grpc
-    protocol: HTTP
-    port: 8080
-`
+// gatewayYAML is the class and the Gateway grpc/gw, with an HTTP listener
+// "grpc" on port 8080.
+var gatewayYAML = gatewaytest.GatewayClass() + gatewaytest.HTTPGateway(namespace, "gw", "grpc", 8080)
 
 // routeYAML routes the methods of echo.grpc.test as a GRPCRoute would,
 // with the path and header matches a GRPCRoute becomes: a method (exact

@@ -28,14 +28,20 @@ spec: {controllerName: gatewire.dev/gatewayclass-controller}
 // Gateway is the Gateway namespace/name of class "gatewire" with one
 // listener "http" for HTTP on port 80.
 func Gateway(namespace, name string) string {
+	return HTTPGateway(namespace, name, "http", 80)
+}
+
+// HTTPGateway is the Gateway namespace/name of class "gatewire" with one
+// HTTP listener of that name on port.
+func HTTPGateway(namespace, name, listener string, port int) string {
 	return fmt.Sprintf(`---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: %s, namespace: %s}
 spec:
   gatewayClassName: gatewire
-  listeners: [{name: http, protocol: HTTP, port: 80}]
-`, name, namespace)
+  listeners: [{name: %s, protocol: HTTP, port: %d}]
+`, name, namespace, listener, port)
 }
 
 // Service is the Service namespace/name with one port "http" 80 that

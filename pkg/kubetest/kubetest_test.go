@@ -3,11 +3,11 @@ package kubetest_test
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,11 +15,12 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gatewire/gatewire/pkg/kubetest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 var kube *kubetest.Env
 
-func TestMain(m *testing.M) { os.Exit(kubetest.Wrap(m, &kube).Run()) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(kubetest.Wrap(m, &kube), testkit.IgnoreKlog()) }
 
 func TestStartWithoutAssetsSaysWhatToRun(t *testing.T) {
 	t.Setenv("KUBEBUILDER_ASSETS", "")
@@ -97,13 +98,10 @@ func TestUserClientIsSubjectToRBAC(t *testing.T) {
 		}
 	}
 	// RBAC caches are updated from a watch: allow a moment.
-	deadline := time.Now().Add(10 * time.Second)
-	for err = user.List(ctx, &list, client.InNamespace(ns)); err != nil; err = user.List(ctx, &list, client.InNamespace(ns)) {
-		if time.Now().After(deadline) {
-			t.Fatalf("list Gateways with a role: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.EventuallyValue(t, 10*time.Second, "list Gateways with a role", func() (error, bool) {
+		err := user.List(ctx, &list, client.InNamespace(ns))
+		return err, err == nil
+	})
 	if err := user.List(ctx, &gatewayv1.HTTPRouteList{}, client.InNamespace(ns)); !apierrors.IsForbidden(err) {
 		t.Errorf("list HTTPRoutes, which the role does not grant: %v; want Forbidden", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gatewire/gatewire/pkg/service"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 func TestLoadNamesTheVariable(t *testing.T) {
@@ -63,10 +64,7 @@ func TestAdmin(t *testing.T) {
 	done := make(chan error, 1)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	go func() { done <- service.Group(ctx, admin.AdminRunner(log)) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for status("/healthz") != 200 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 5*time.Second, "/healthz 200", func() bool { return status("/healthz") == 200 })
 	if got := status("/readyz"); got != http.StatusServiceUnavailable {
 		t.Fatalf("/readyz before sync = %d", got)
 	}

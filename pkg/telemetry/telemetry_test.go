@@ -1,7 +1,6 @@
 package telemetry_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/telemetry"
 	"github.com/gatewire/gatewire/pkg/telemetry/telemetrytest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // clearEnv unsets the variables that choose the exporter, so that the
@@ -122,24 +121,6 @@ func TestExportOff(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the exporter's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestExportErrorsLogged exports to a port nobody listens on and checks
 // that the failure is a structured line of the process's JSON log.
 func TestExportErrorsLogged(t *testing.T) {
@@ -152,7 +133,7 @@ func TestExportErrorsLogged(t *testing.T) {
 	ln.Close()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+addr)
 	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "500")
-	var out syncBuffer
+	var out testkit.LogBuffer
 	exportOne(t, telemetry.WithLogger(slog.New(slog.NewJSONHandler(&out, nil))))
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	found := false

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/infra"
 )
 
@@ -20,7 +22,7 @@ func TestBootstrapIsWhatHostModeWrites(t *testing.T) {
 	p := proxy("default", "web")
 	putProxy(t, b, p)
 	path := filepath.Join(dir, "default-web.yaml")
-	eventually(t, "bootstrap written", func() bool { return exists(path) })
+	testkit.Eventually(t, 10*time.Second, "bootstrap written", func() bool { return exists(path) })
 	written, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -7,14 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/gatewire/gatewire/pkg/certs"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/infra"
 )
 
@@ -50,7 +51,7 @@ func TestHostModeCertificates(t *testing.T) {
 	s := start(t, hostConfig(dir), b)
 	putProxy(t, b, proxy("shop", "edge"))
 	certDir := filepath.Join(dir, "shop-edge.tls")
-	eventually(t, "bootstrap written", func() bool { return exists(s.BootstrapPath("shop", "edge")) })
+	testkit.Eventually(t, 10*time.Second, "bootstrap written", func() bool { return exists(s.BootstrapPath("shop", "edge")) })
 
 	gw, err := (certs.FileStore{Files: certs.DirFiles(certDir)}).Load(context.Background())
 	if err != nil {
@@ -90,7 +91,7 @@ func TestHostModeCertificates(t *testing.T) {
 	}
 
 	deleteKey(t, b, "shop", "edge")
-	eventually(t, "certificate folder removed", func() bool { return !exists(certDir) })
+	testkit.Eventually(t, 10*time.Second, "certificate folder removed", func() bool { return !exists(certDir) })
 }
 
 func mustLoad(t *testing.T, files certs.Files) *certs.Bundle {
@@ -102,43 +103,6 @@ func mustLoad(t *testing.T, files certs.Files) *certs.Bundle {
 	return b
 }
 
-// logLines collects a service's log lines.
-type logLines struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, string(p))
-	return len(p), nil
-}
-
-func (l *logLines) logger() *slog.Logger { return slog.New(slog.NewTextHandler(l, nil)) }
-
-// has reports whether a line holds every word.
-func (l *logLines) has(words ...string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-next:
-	for _, line := range l.lines {
-		for _, w := range words {
-			if !strings.Contains(line, w) {
-				continue next
-			}
-		}
-		return true
-	}
-	return false
-}
-
-func (l *logLines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "")
-}
-
 // TestHostModeInsecure: GATEWIRE_XDS_INSECURE=true writes plaintext
 // bootstraps and no certificate at all, and says so.
 func TestHostModeInsecure(t *testing.T) {
@@ -147,14 +111,14 @@ func TestHostModeInsecure(t *testing.T) {
 	dir := filepath.Join(state, "bootstrap")
 	cfg := hostConfig(dir)
 	cfg.XDSInsecure = true
-	logs := &logLines{}
-	s, err := infra.New(cfg, b, logs.logger())
+	logs := &testkit.LogBuffer{}
+	s, err := infra.New(cfg, b, logs.Logger(slog.LevelInfo))
 	if err != nil {
 		t.Fatal(err)
 	}
 	run(t, s)
 	putProxy(t, b, proxy("dev", "edge"))
-	eventually(t, "bootstrap written", func() bool { return exists(s.BootstrapPath("dev", "edge")) })
+	testkit.Eventually(t, 10*time.Second, "bootstrap written", func() bool { return exists(s.BootstrapPath("dev", "edge")) })
 	if ts := readBootstrap(t, s.BootstrapPath("dev", "edge")).GetStaticResources().GetClusters()[0].GetTransportSocket(); ts != nil {
 		t.Errorf("insecure bootstrap with a transport socket: %v", ts)
 	}
@@ -163,7 +127,7 @@ func TestHostModeInsecure(t *testing.T) {
 			t.Errorf("%s exists in the insecure mode", p)
 		}
 	}
-	if !logs.has("WARN", "GATEWIRE_XDS_INSECURE=true") {
+	if !logs.Has("WARN", "GATEWIRE_XDS_INSECURE=true") {
 		t.Errorf("no warning about the insecure mode in:\n%s", logs)
 	}
 }
@@ -189,7 +153,7 @@ func TestKubernetesCertificates(t *testing.T) {
 	putProxy(t, b, kubeProxy(k.ns, "edge"))
 	o := k.waitObjects(k.ns, "gatewire-edge", "objects applied", nil)
 	var gw corev1.Secret
-	waitFor(t, "client certificate Secret", func() bool {
+	testkit.Eventually(t, waitTimeout, "client certificate Secret", func() bool {
 		return k.c.Get(k.ctx, client.ObjectKey{Namespace: k.ns, Name: "gatewire-edge"}, &gw) == nil
 	})
 	if gw.Type != corev1.SecretTypeTLS || gatewayOf(t, secretBundle(&gw)) != k.ns+"/edge" {
@@ -211,14 +175,14 @@ func TestKubernetesCertificates(t *testing.T) {
 
 	deleteKey(t, b, k.ns, "edge")
 	k.waitGone(k.ns, "gatewire-edge")
-	waitFor(t, "client certificate Secret removed", func() bool {
+	testkit.Eventually(t, waitTimeout, "client certificate Secret removed", func() bool {
 		return k.c.Get(k.ctx, client.ObjectKey{Namespace: k.ns, Name: "gatewire-edge"}, &gw) != nil
 	})
 }
 
 func (k *kubeTest) getSecret(ns, name string, s *corev1.Secret) {
 	k.t.Helper()
-	waitFor(k.t, "Secret "+name, func() bool { return k.c.Get(k.ctx, client.ObjectKey{Namespace: ns, Name: name}, s) == nil })
+	testkit.Eventually(k.t, waitTimeout, "Secret "+name, func() bool { return k.c.Get(k.ctx, client.ObjectKey{Namespace: ns, Name: name}, s) == nil })
 }
 
 func secretBundle(s *corev1.Secret) *certs.Bundle {

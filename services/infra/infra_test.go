@@ -2,11 +2,9 @@ package infra_test
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra"
 )
@@ -32,17 +31,6 @@ func newBus(t *testing.T) *bus.Bus {
 	return bustest.New(t)
 }
 
-func testLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSuffix(string(p), "\n"))
-	return len(p), nil
-}
-
 func hostConfig(dir string) infra.Config {
 	return infra.Config{Mode: "host", XDSAddress: "127.0.0.1:18000", AdminPort: 19000, BootstrapDir: dir}
 }
@@ -50,7 +38,7 @@ func hostConfig(dir string) infra.Config {
 // start runs a new Service until the test ends and waits until it is ready.
 func start(t *testing.T, cfg infra.Config, b *bus.Bus) *infra.Service {
 	t.Helper()
-	s, err := infra.New(cfg, b, testLogger(t))
+	s, err := infra.New(cfg, b, testkit.TestLogger(t))
 	if err != nil {
 		t.Fatalf("infra.New: %v", err)
 	}
@@ -70,18 +58,7 @@ func run(t *testing.T, s *infra.Service) {
 			t.Errorf("Run = %v, want nil", err)
 		}
 	})
-	eventually(t, "service ready", s.Ready)
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "service ready", s.Ready)
 }
 
 func exists(path string) bool {
@@ -173,7 +150,7 @@ func TestHostMode(t *testing.T) {
 	}
 
 	putProxy(t, b, proxy("default", "eg"))
-	eventually(t, "bootstrap written", func() bool { return exists(path) })
+	testkit.Eventually(t, 10*time.Second, "bootstrap written", func() bool { return exists(path) })
 	checkBootstrap(t, path, "default/eg", "xds.gatewire.svc", 18001)
 
 	// An update that does not change the bootstrap does not rewrite it; a
@@ -184,7 +161,7 @@ func TestHostMode(t *testing.T) {
 	update.Ports = []*busv1.ProxyPort{{Name: "http", Protocol: "TCP", Port: 80, ContainerPort: 10080}}
 	putProxy(t, b, update)
 	putProxy(t, b, proxy("default", "marker"))
-	eventually(t, "second bootstrap written", func() bool { return exists(s.BootstrapPath("default", "marker")) })
+	testkit.Eventually(t, 10*time.Second, "second bootstrap written", func() bool { return exists(s.BootstrapPath("default", "marker")) })
 	if got := mtime(t, path); !got.Equal(old) {
 		t.Errorf("unchanged bootstrap rewritten at %v", got)
 	}
@@ -192,7 +169,7 @@ func TestHostMode(t *testing.T) {
 	if err := b.Delete(context.Background(), bus.Infra, bus.GatewayKey("default", "eg")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "bootstrap removed", func() bool { return !exists(path) })
+	testkit.Eventually(t, 10*time.Second, "bootstrap removed", func() bool { return !exists(path) })
 	if !exists(s.BootstrapPath("default", "marker")) {
 		t.Errorf("bootstrap of default/marker removed with default/eg")
 	}
@@ -212,7 +189,7 @@ func TestHostModeBadInput(t *testing.T) {
 	put(t, b, "nodots", proxy("default", "nodots"))
 	putProxy(t, b, proxy("default", "good"))
 	good := s.BootstrapPath("default", "good")
-	eventually(t, "good bootstrap written", func() bool { return exists(good) })
+	testkit.Eventually(t, 10*time.Second, "good bootstrap written", func() bool { return exists(good) })
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +209,7 @@ func TestHostModeRestart(t *testing.T) {
 	b := newBus(t)
 	dir := filepath.Join(t.TempDir(), "bootstrap")
 	cfg := hostConfig(dir)
-	first, err := infra.New(cfg, b, testLogger(t))
+	first, err := infra.New(cfg, b, testkit.TestLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +218,7 @@ func TestHostModeRestart(t *testing.T) {
 	go func() { done <- first.Run(ctx) }()
 	putProxy(t, b, proxy("default", "stays"))
 	putProxy(t, b, proxy("default", "goes"))
-	eventually(t, "bootstraps written", func() bool {
+	testkit.Eventually(t, 10*time.Second, "bootstraps written", func() bool {
 		return exists(first.BootstrapPath("default", "stays")) && exists(first.BootstrapPath("default", "goes"))
 	})
 	cancel()
@@ -259,7 +236,7 @@ func TestHostModeRestart(t *testing.T) {
 	}
 	old := ageFile(t, first.BootstrapPath("default", "stays"))
 
-	second, err := infra.New(cfg, b, testLogger(t))
+	second, err := infra.New(cfg, b, testkit.TestLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

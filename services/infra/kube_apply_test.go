@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
@@ -261,7 +262,7 @@ func TestKubernetesNoPortsAndInvalidProxy(t *testing.T) {
 	// it the gateway's addresses; Envoy keeps running.
 	p.Ports = nil
 	putProxy(t, b, p)
-	waitFor(t, "Service removed", func() bool {
+	testkit.Eventually(t, waitTimeout, "Service removed", func() bool {
 		_, n := k.get(k.ns, "gatewire-edge")
 		return n == 3
 	})

@@ -2,6 +2,7 @@ package infra_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra"
 	"github.com/gatewire/gatewire/services/infra/kube"
@@ -104,17 +106,10 @@ func TestKubernetesAddresses(t *testing.T) {
 
 func waitAddresses(t *testing.T, b *bus.Bus, ns, name string, want []string) {
 	t.Helper()
-	var got []string
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		if got = statusAddresses(t, b, ns, name); slices.Equal(got, want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status addresses of %s/%s = %q, want %q", ns, name, got, want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.EventuallyValue(t, waitTimeout, fmt.Sprintf("status addresses of %s/%s to be %q", ns, name, want), func() ([]string, bool) {
+		got := statusAddresses(t, b, ns, name)
+		return got, slices.Equal(got, want)
+	})
 }
 
 func TestKubernetesLeaderElection(t *testing.T) {
@@ -127,7 +122,7 @@ func TestKubernetesLeaderElection(t *testing.T) {
 		return c
 	}
 	a, stopA := k.startKubeAs(cfg("envoy:a"), b, k.config)
-	waitFor(t, "a leads", a.Leading)
+	testkit.Eventually(t, waitTimeout, "a leads", a.Leading)
 	standby, _ := k.startKubeAs(cfg("envoy:b"), b, k.config) // ready once it has seen a's lease
 	if standby.Leading() {
 		t.Fatal("two replicas lead")
@@ -142,6 +137,6 @@ func TestKubernetesLeaderElection(t *testing.T) {
 	}
 
 	stopA() // releases the lease
-	waitFor(t, "the standby leads", standby.Leading)
+	testkit.Eventually(t, waitTimeout, "the standby leads", standby.Leading)
 	k.waitObjects(k.ns, "gatewire-edge", "the new leader's Deployment", func(o *objects) bool { return image(o) == "envoy:b" })
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/kubetest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra"
 )
@@ -59,17 +60,6 @@ func (s stopAPIServer) Run() int {
 
 // waitTimeout bounds waits on the API server, which is slower than files.
 const waitTimeout = 30 * time.Second
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // kubeTest is one test's view of the API server: an admin client and a
 // namespace of its own.
@@ -116,7 +106,7 @@ func (k *kubeTest) startKubeAs(cfg infra.Config, b *bus.Bus, rc *rest.Config) (s
 	k.t.Helper()
 	log := k.log
 	if log == nil {
-		log = testLogger(k.t)
+		log = testkit.TestLogger(k.t)
 	}
 	if cfg.SecretsNamespace == "" {
 		cfg.SecretsNamespace = k.ns // the CA and the xds server's Secrets
@@ -135,7 +125,7 @@ func (k *kubeTest) startKubeAs(cfg infra.Config, b *bus.Bus, rc *rest.Config) (s
 		}
 	})
 	k.t.Cleanup(stop)
-	waitFor(k.t, "service ready", s.Ready)
+	testkit.Eventually(k.t, waitTimeout, "service ready", s.Ready)
 	return s, stop
 }
 
@@ -169,7 +159,7 @@ func (k *kubeTest) get(ns, name string) (*objects, int) {
 func (k *kubeTest) waitObjects(ns, name, what string, cond func(*objects) bool) *objects {
 	k.t.Helper()
 	var o *objects
-	waitFor(k.t, what, func() bool {
+	testkit.Eventually(k.t, waitTimeout, what, func() bool {
 		var n int
 		o, n = k.get(ns, name)
 		return n == 4 && (cond == nil || cond(o))
@@ -180,7 +170,7 @@ func (k *kubeTest) waitObjects(ns, name, what string, cond func(*objects) bool) 
 // waitGone waits until none of the four objects exists.
 func (k *kubeTest) waitGone(ns, name string) {
 	k.t.Helper()
-	waitFor(k.t, "objects of "+ns+"/"+name+" removed", func() bool {
+	testkit.Eventually(k.t, waitTimeout, "objects of "+ns+"/"+name+" removed", func() bool {
 		_, n := k.get(ns, name)
 		return n == 0
 	})

@@ -4,12 +4,14 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // counters reads the int64 counters of reader as "name op reason" → value.
@@ -51,13 +53,13 @@ func TestMetrics(t *testing.T) {
 	start(t, hostConfig(dir), b)
 	putProxy(t, b, proxy("default", "web"))
 	path := filepath.Join(dir, "default-web.yaml")
-	eventually(t, "bootstrap written", func() bool { return exists(path) })
+	testkit.Eventually(t, 10*time.Second, "bootstrap written", func() bool { return exists(path) })
 	put(t, b, bus.GatewayKey("default", "other"), proxy("default", "web"))
 	if err := b.Delete(context.Background(), bus.Infra, bus.GatewayKey("default", "web")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "bootstrap removed", func() bool { return !exists(path) })
-	eventually(t, "the bad value and the removal counted", func() bool {
+	testkit.Eventually(t, 10*time.Second, "bootstrap removed", func() bool { return !exists(path) })
+	testkit.Eventually(t, 10*time.Second, "the bad value and the removal counted", func() bool {
 		c := counters(t, reader)
 		return c["gatewire_infra_errors_total host apply invalid"] == 1 && c["gatewire_infra_proxies_applied_total host remove"] == 1
 	})

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // rbacRules reads the rules of the ClusterRole and the Role of rbac.yaml.
@@ -79,7 +81,7 @@ func TestKubernetesRBAC(t *testing.T) {
 	cfg := kubeConfig()
 	cfg.LeaderElection, cfg.LeaderElectionNamespace = true, k.ns
 	s, _ := k.startKubeAs(cfg, b, rc)
-	waitFor(t, "leading", s.Leading)
+	testkit.Eventually(t, waitTimeout, "leading", s.Leading)
 	k.waitLeaseRenewed(b.System() + "-infra")
 	if err := k.c.Get(k.ctx, client.ObjectKeyFromObject(stale), stale); err == nil {
 		t.Errorf("stale ConfigMap not pruned")
@@ -111,7 +113,7 @@ func (k *kubeTest) waitLeaseRenewed(name string) {
 		return l.Spec.RenewTime
 	}
 	first := renewed()
-	waitFor(k.t, "lease renewed", func() bool {
+	testkit.Eventually(k.t, waitTimeout, "lease renewed", func() bool {
 		now := renewed()
 		return first != nil && now != nil && !now.Equal(first)
 	})

@@ -1,41 +1,17 @@
 package translator
 
 import (
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
-// Every package of the module says what it is in a package doc comment.
-func TestEveryPackageHasADoc(t *testing.T) {
-	documented := map[string]bool{} // by directory
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == "testdata" {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.PackageClauseOnly|parser.ParseComments)
-		if err != nil {
-			return err
-		}
-		dir := filepath.Dir(path)
-		documented[dir] = documented[dir] || f.Doc != nil
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for dir, ok := range documented {
-		if !ok {
-			t.Errorf("the package in %s has no package doc comment", dir)
-		}
-	}
+// TestConventions checks the module's conventions (testkit.Conventions):
+// package docs, imports of pkg and proto only, goleak in every test package.
+func TestConventions(t *testing.T) {
+	testkit.Conventions{Root: ".", Imports: testkit.ServiceImports, Exceptions: map[string]string{
+		// The conformance tests decode manifests as the provider does; the
+		// decoder moves to pkg with issue 14 item 1.
+		testkit.Tree + "services/provider/manifest": "the one manifest decoder moves to pkg (issue 14 item 1)",
+	}}.Check(t)
 }

@@ -1,9 +1,7 @@
 package translator
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +11,10 @@ import (
 	"google.golang.org/protobuf/proto"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden .out.yaml files from the current output")
 
 // TestGolden translates every testdata/<kind>/<case>.in.yaml and compares
 // the result (statuses, IR, xDS, infra of every gateway, and the statuses
@@ -31,20 +28,7 @@ func TestGolden(t *testing.T) {
 		name := strings.TrimSuffix(strings.TrimPrefix(in, "testdata/"), ".in.yaml")
 		t.Run(name, func(t *testing.T) {
 			got := renderCase(t, in)
-			out := strings.TrimSuffix(in, ".in.yaml") + ".out.yaml"
-			if *update {
-				if err := os.WriteFile(out, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the translation of %s (run go test -update and review the diff):\n%s", out, in, got)
-			}
+			testkit.Golden(t, strings.TrimSuffix(in, ".in.yaml")+".out.yaml", got)
 		})
 	}
 }

@@ -13,24 +13,18 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/translator/shard"
 )
 
 // waitMembers waits until every replica is ready and sees n members.
 func waitMembers(t *testing.T, n int, rs ...*replica) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
 	for _, r := range rs {
-		for {
+		testkit.EventuallyValue(t, 20*time.Second, fmt.Sprintf("replica %s to be ready with %d members", r.ID(), n), func() (string, bool) {
 			v, ok := r.members.View()
-			if ok && r.Ready() && len(v.Members()) == n {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("replica %s: ready %v, members %v; want %d members", r.ID(), r.Ready(), v.Members(), n)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			return fmt.Sprintf("ready %v, members %v", r.Ready(), v.Members()), ok && r.Ready() && len(v.Members()) == n
+		})
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // The translator rides out a restart of NATS (file storage, same port and
@@ -39,18 +40,12 @@ func TestTranslatorRidesOutNATSRestart(t *testing.T) {
 	if after := outputKeys(t, b); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("outputs after the restart:\n%v\nbefore:\n%v", after, before)
 	}
-	deadline := time.Now().Add(20 * time.Second)
 	probe := fleetRouteResource(t, 0, 1, "/probe")
-	for { // writes fail until the client has reconnected
+	// Writes fail until the client has reconnected.
+	testkit.EventuallyValue(t, 20*time.Second, "a write after the restart", func() (error, bool) {
 		_, err := b.Put(context.Background(), bus.Resources, bus.ResourceKey(probe.Kind, probe.Namespace, probe.Name), probe)
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no write after the restart: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err, err == nil
+	})
 	waitOutputs(t, b, changeRoutes(t, b, n, "/after"))
 	waitMembers(t, 1, r)
 }

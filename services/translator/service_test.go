@@ -3,6 +3,7 @@ package translator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
@@ -192,13 +194,7 @@ func runService(tb testing.TB, s *Service) (stop func()) {
 
 func waitReady(t *testing.T, s *Service) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !s.Ready() {
-		if time.Now().After(deadline) {
-			t.Fatal("translator not ready within 10s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "the translator to be ready", s.Ready)
 }
 
 func putYAML(t *testing.T, b *bus.Bus, file string) {
@@ -227,8 +223,7 @@ func putYAMLString(t *testing.T, b *bus.Bus, y string) {
 // has no value), and returns that entry.
 func waitFor(t *testing.T, b *bus.Bus, bucket bus.Bucket, key string, ok func(*bus.Entry) bool) *bus.Entry {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	return testkit.EventuallyValue(t, 10*time.Second, fmt.Sprintf("%s %s as expected", bucket, key), func() (*bus.Entry, bool) {
 		e, err := b.Get(context.Background(), bucket, key)
 		if errors.Is(err, bus.ErrNotFound) {
 			e, err = nil, nil
@@ -236,14 +231,8 @@ func waitFor(t *testing.T, b *bus.Bus, bucket bus.Bucket, key string, ok func(*b
 		if err != nil {
 			t.Fatalf("get %s %s: %v", bucket, key, err)
 		}
-		if ok(e) {
-			return e
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s %s: not as expected within 10s (last: %v)", bucket, key, e)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return e, ok(e)
+	})
 }
 
 func firstRoute(gw *irv1.Gateway) *irv1.Route {

@@ -2,6 +2,7 @@ package translator
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
@@ -41,17 +43,15 @@ func TestTranslationJoinsTheTraceOfTheChange(t *testing.T) {
 	}
 	change.End()
 	want := change.SpanContext().TraceID()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	sp := testkit.EventuallyValue(t, 10*time.Second, fmt.Sprintf("a translation span in trace %s", want), func() (sdktrace.ReadOnlySpan, bool) {
 		for _, sp := range spans.Ended() {
 			if sp.Name() == "translate gateway" && sp.SpanContext().TraceID() == want {
-				if sp.Parent().SpanID() != change.SpanContext().SpanID() {
-					t.Errorf("translation span's parent is %s, want the change's span %s", sp.Parent().SpanID(), change.SpanContext().SpanID())
-				}
-				return
+				return sp, true
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
+		return nil, false
+	})
+	if sp.Parent().SpanID() != change.SpanContext().SpanID() {
+		t.Errorf("translation span's parent is %s, want the change's span %s", sp.Parent().SpanID(), change.SpanContext().SpanID())
 	}
-	t.Fatalf("no translation span in trace %s", want)
 }

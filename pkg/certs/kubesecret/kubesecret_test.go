@@ -3,10 +3,10 @@ package kubesecret_test
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,13 +15,14 @@ import (
 	"github.com/gatewire/gatewire/pkg/certs/certstest"
 	"github.com/gatewire/gatewire/pkg/certs/kubesecret"
 	"github.com/gatewire/gatewire/pkg/kubetest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // TestSecretStore keeps a CA and a certificate in Secrets of a real API
 // server, and reads a CA that someone else (cert-manager) wrote.
 var kube *kubetest.Env
 
-func TestMain(m *testing.M) { os.Exit(kubetest.Wrap(m, &kube).Run()) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(kubetest.Wrap(m, &kube), testkit.IgnoreKlog()) }
 
 func TestSecretStore(t *testing.T) {
 	c, err := kube.Client()

@@ -2,7 +2,6 @@ package bootstrap_test
 
 import (
 	"bytes"
-	"flag"
 	"net"
 	"os"
 	"path/filepath"
@@ -19,10 +18,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden .out.yaml files")
 
 // renderCase is the .in.yaml of a golden case: the options to render with.
 type renderCase struct {
@@ -72,7 +70,7 @@ func TestRenderGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("MarshalYAML: %v", err)
 			}
-			compareGolden(t, strings.TrimSuffix(in, ".in.yaml")+".out.yaml", got)
+			testkit.Golden(t, strings.TrimSuffix(in, ".in.yaml")+".out.yaml", got)
 			checkEnvoyReads(t, got, c)
 		})
 	}
@@ -86,23 +84,6 @@ func readYAML(t *testing.T, path string, into any) {
 	}
 	if err := yaml.UnmarshalStrict(data, into); err != nil {
 		t.Fatalf("%s: %v", path, err)
-	}
-}
-
-func compareGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it); got:\n%s", path, got)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	discoveryv3 "github.com/envoyproxy/go-control-plane/envoy/service/discovery/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
 )
 
@@ -21,8 +22,8 @@ func TestSDSFilesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareGolden(t, "testdata/sds/certificate.sds.json", cert)
-	compareGolden(t, "testdata/sds/trusted-ca.sds.json", ca)
+	testkit.Golden(t, "testdata/sds/certificate.sds.json", cert)
+	testkit.Golden(t, "testdata/sds/trusted-ca.sds.json", ca)
 	for _, f := range []struct {
 		data []byte
 		name string
@@ -84,7 +85,7 @@ func TestRenderProxylessGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			compareGolden(t, strings.TrimSuffix(in, ".in.yaml")+".out.json", got)
+			testkit.Golden(t, strings.TrimSuffix(in, ".in.yaml")+".out.json", got)
 		})
 	}
 	for _, o := range []bootstrap.ProxylessOptions{

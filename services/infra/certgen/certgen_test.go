@@ -4,11 +4,11 @@ import (
 	"context"
 	"crypto/x509"
 	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,12 +16,13 @@ import (
 	"github.com/gatewire/gatewire/pkg/certs"
 	"github.com/gatewire/gatewire/pkg/kubetest"
 	"github.com/gatewire/gatewire/pkg/natsauth"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/infra/certgen"
 )
 
 var kube *kubetest.Env
 
-func TestMain(m *testing.M) { os.Exit(kubetest.Wrap(m, &kube).Run()) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(kubetest.Wrap(m, &kube), testkit.IgnoreKlog()) }
 
 func secret(t *testing.T, c client.Client, ns, name string) *corev1.Secret {
 	t.Helper()

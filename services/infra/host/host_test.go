@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
 	"github.com/gatewire/gatewire/services/infra/host"
@@ -28,24 +29,12 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-func testLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// testWriter sends log lines to t.Log.
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSuffix(string(p), "\n"))
-	return len(p), nil
-}
-
 func newProvisioner(t *testing.T, opts host.Options) *host.Provisioner {
 	t.Helper()
 	if opts.Dir == "" {
 		opts.Dir = filepath.Join(t.TempDir(), "bootstrap")
 	}
-	p, err := host.New(opts, testLogger(t))
+	p, err := host.New(opts, testkit.TestLogger(t))
 	if err != nil {
 		t.Fatalf("host.New: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
 	"github.com/gatewire/gatewire/services/infra/host"
 )
@@ -108,15 +109,13 @@ func running(t *testing.T, dir, cluster string) []envoyRun {
 // those in not, and returns it.
 func waitRunning(t *testing.T, dir, cluster string, not ...envoyRun) envoyRun {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if rs := running(t, dir, cluster); len(rs) == 1 && !contains(not, rs[0]) {
-			return rs[0]
+	return testkit.EventuallyValue(t, 20*time.Second, "a single new envoy of "+cluster+" running", func() (envoyRun, bool) {
+		rs := running(t, dir, cluster)
+		if len(rs) == 1 && !contains(not, rs[0]) {
+			return rs[0], true
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("no single new envoy of %s running; runs: %v", cluster, envoys(t, dir))
-	return envoyRun{}
+		return envoyRun{}, false
+	})
 }
 
 func contains(runs []envoyRun, r envoyRun) bool {
@@ -141,7 +140,7 @@ func newEnvoyHost(t *testing.T) envoyHost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newProvisioner(t, host.Options{EnvoyPath: self, AdminPort: 0, Output: testWriter{t}})
+	p := newProvisioner(t, host.Options{EnvoyPath: self, AdminPort: 0, Output: testkit.TestWriter{T: t}})
 	return envoyHost{p: p, records: records}
 }
 

@@ -3,7 +3,6 @@ package kube
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,11 +16,10 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/gatewire/gatewire/pkg/certs/certstest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/issuer"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden .out.yaml files")
 
 // objectsCase is the .in.yaml of a golden case: the options that differ from
 // the defaults of testOptions, and the proxy (protojson field names).
@@ -82,7 +80,7 @@ func TestObjectsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("objects: %v", err)
 			}
-			compareGolden(t, strings.TrimSuffix(in, ".in.yaml")+".out.yaml", render(t, o))
+			testkit.Golden(t, strings.TrimSuffix(in, ".in.yaml")+".out.yaml", render(t, o))
 		})
 	}
 }
@@ -124,21 +122,4 @@ func render(t *testing.T, o *gatewayObjects) []byte {
 		out.Write(data)
 	}
 	return out.Bytes()
-}
-
-func compareGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it); got:\n%s", path, got)
-	}
 }
