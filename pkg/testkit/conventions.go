@@ -27,6 +27,7 @@ var ServiceImports = []string{Tree + "pkg", Tree + "proto"}
 //     comment in one of them;
 //   - when Imports is set, no file of the module (tests included) imports a
 //     package of the tree outside the module itself and Imports;
+//   - every log call names an error under the key [ErrorKey];
 //   - every package with tests has a TestMain, and its tests call
 //     goleak.VerifyTestMain, so that a test that leaves a goroutine running
 //     fails. A leak that cannot be fixed is ignored there with
@@ -64,7 +65,7 @@ func (c Conventions) Check(t *testing.T) {
 	if len(pkgs) == 0 {
 		t.Fatalf("no Go package under %s", c.Root)
 	}
-	rules := []rule{{"package docs", docProblems(pkgs)}, {"goleak", leakProblems(pkgs)}}
+	rules := []rule{{"package docs", docProblems(pkgs)}, {"goleak", leakProblems(pkgs)}, {"error key", errorKeyProblems(pkgs)}}
 	if c.Imports != nil {
 		rules = append(rules, rule{"imports", importProblems(pkgs, module, c.Imports, c.Exceptions)})
 	}

@@ -106,3 +106,39 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// ErrorKey is the one key under which gatewire logs an error.
+const ErrorKey = "error"
+
+// logMethods are the slog calls whose arguments are key-value pairs.
+var logMethods = map[string]bool{"Debug": true, "Info": true, "Warn": true, "Error": true,
+	"DebugContext": true, "InfoContext": true, "WarnContext": true, "ErrorContext": true, "Log": true, "With": true}
+
+// errorKeyProblems finds log calls that name an error under another key
+// than ErrorKey ("err", "e", "cause"), so that one query finds every error
+// of every service.
+func errorKeyProblems(pkgs map[string]*pkgFiles) (out []string) {
+	for _, dir := range sortedKeys(pkgs) {
+		for _, f := range pkgs[dir].sources {
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok || !logMethods[sel.Sel.Name] {
+					return true
+				}
+				for _, arg := range call.Args {
+					if lit, ok := arg.(*ast.BasicLit); ok {
+						if key, _ := strconv.Unquote(lit.Value); key == "err" || key == "cause" {
+							out = append(out, fmt.Sprintf("%s: %s logs an error under %q; the key is %q", dir, sel.Sel.Name, key, ErrorKey))
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	return out
+}

@@ -25,7 +25,7 @@ func TestConventionsFindProblems(t *testing.T) {
 		"own/own.go":              "// Package own imports its module.\npackage own\n\nimport _ \"" + Tree + "services/demo\"\n",
 		"own/own_test.go":         "package own\n\nimport \"go.uber.org/goleak\"\n\nfunc helper() { goleak.VerifyTestMain(nil) }\n",
 		"internal/x/x_test.go":    "package x\n\nimport \"testing\"\n\nfunc TestMain(m *testing.M) { m.Run() }\n",
-		"internal/x/helpers.go":   "// Package x is documented.\npackage x\n",
+		"internal/x/helpers.go":   "// Package x is documented.\npackage x\n\nimport \"log/slog\"\n\nfunc f(err error) { slog.Warn(\"m\", \"err\", err); slog.Info(\"m\", \"error\", err) }\n",
 		"internal/y/y.go":         "// Package y is documented.\npackage y\n\nimport _ \"" + Tree + "proto/gatewire/ir/v1\"\n",
 		"internal/y/y_test.go":    "package y_test\n",
 		"internal/y/main_test.go": "package y\n\nimport (\n\t\"testing\"\n\t\"go.uber.org/goleak\"\n)\n\nfunc TestMain(m *testing.M) { goleak.VerifyTestMain(m) }\n",
@@ -40,13 +40,14 @@ func TestConventionsFindProblems(t *testing.T) {
 		}
 	}
 	pkgs := parseModule(t, root)
-	got := slices.Concat(docProblems(pkgs), importProblems(pkgs, Tree+"services/demo", ServiceImports, map[string]string{Tree + "services/other/y": "known"}), leakProblems(pkgs))
+	got := slices.Concat(docProblems(pkgs), importProblems(pkgs, Tree+"services/demo", ServiceImports, map[string]string{Tree + "services/other/y": "known"}), leakProblems(pkgs), errorKeyProblems(pkgs))
 	want := []string{
 		"the package in " + filepath.Join(root, "undoc") + " has no package doc comment",
 		filepath.Join(root, "undoc") + " imports " + Tree + "services/other/x",
 		"the tests in " + filepath.Join(root, "internal/x") + " have no TestMain",
 		"the tests in " + filepath.Join(root, "own") + " have no TestMain",
 		"the tests in " + filepath.Join(root, "undoc") + " have no TestMain",
+		filepath.Join(root, "internal/x") + `: Warn logs an error under "err"`,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("problems:\n%s\nwant %d", strings.Join(got, "\n"), len(want))
