@@ -140,7 +140,8 @@ func (e *env) put(key string, res *busv1.Resource) uint64 {
 	return rev
 }
 
-// keys returns the keys of the resources bucket.
+// keys returns the object keys of the resources bucket (not the sync
+// marks).
 func (e *env) keys() map[string]bool {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -151,7 +152,9 @@ func (e *env) keys() map[string]bool {
 	}
 	out := map[string]bool{}
 	for _, k := range keys {
-		out[k] = true
+		if !strings.HasPrefix(k, bus.SyncKind+".") {
+			out[k] = true
+		}
 	}
 	return out
 }

@@ -73,6 +73,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/services/provider/manifest"
+	"github.com/gatewire/gatewire/services/provider/syncmark"
 	"github.com/gatewire/gatewire/services/provider/validate"
 )
 
@@ -148,6 +149,7 @@ func (p *Provider) Run(ctx context.Context) error {
 		watcher:  w,
 		folder:   newFolder(p.dir, p.log),
 		pub:      publisher{bus: p.bus, log: p.log},
+		marks:    syncmark.New(p.bus, "file"),
 		reported: map[string]bool{},
 		retry:    minRetry,
 	}
@@ -173,6 +175,7 @@ type runner struct {
 	watcher *fsnotify.Watcher
 	folder  *folder
 	pub     publisher
+	marks   *syncmark.Marker
 	// reported holds the conflicts already logged.
 	reported map[string]bool
 	// retry is the delay before the next retry of a failed sync.
@@ -232,7 +235,22 @@ func (r *runner) sync(ctx context.Context) bool {
 	if !scanned {
 		return false
 	}
+	marked := false
+	if first := !r.ready.Load(); first || r.pub.pending(want) > 1 {
+		within := batchSyncWithin
+		if first {
+			within = initialSyncWithin
+		}
+		if err := r.marks.Syncing(ctx, within); err != nil {
+			r.log.Error("publish resources", "error", err)
+			return false
+		}
+		marked = true
+	}
 	puts, deletes, err := r.publish(ctx, want)
+	if err == nil && marked {
+		err = r.marks.Synced(ctx, len(want))
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			r.log.Error("publish resources", "error", err)

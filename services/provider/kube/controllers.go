@@ -20,6 +20,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/services/provider/syncmark"
 )
 
 // setup registers the indexes, controllers and runnables of one manager.
@@ -166,14 +167,27 @@ func (p *Provider) read(ctx context.Context, mgr manager.Manager, s served, k ki
 	return obj, nil
 }
 
+// resyncWithin is the deadline of the SYNCING mark of a resync: how long
+// the translator waits for its SYNCED mark before it translates anyway.
+const resyncWithin = 2 * time.Minute
+
 // resync publishes every object once the caches are synced, deletes the
 // keys of origin "kubernetes" that no object has, and marks the provider
-// ready. Bus errors are retried.
+// ready; between SYNCING and SYNCED sync marks, so that nothing is
+// translated from a partial list. Bus errors are retried.
 func (p *Provider) resync(ctx context.Context, mgr manager.Manager, s served) error {
 	retry := minRetry
 	for {
 		start := time.Now()
-		n, deleted, err := p.resyncOnce(ctx, mgr, s)
+		marks := syncmark.New(p.bus, "kubernetes")
+		err := marks.Syncing(ctx, resyncWithin)
+		var n, deleted int
+		if err == nil {
+			n, deleted, err = p.resyncOnce(ctx, mgr, s)
+		}
+		if err == nil {
+			err = marks.Synced(ctx, n)
+		}
 		if err == nil {
 			p.log.Info("resources resynced", "objects", n, "deleted", deleted, "duration", time.Since(start).Round(time.Millisecond))
 			p.ready.Store(true)

@@ -1,0 +1,35 @@
+package file
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/gatewire/gatewire/services/provider/manifest"
+)
+
+// Deadlines of the file provider's SYNCING marks: how long the translator
+// waits for the SYNCED mark of the first publication of the folder, and of
+// a batch of changes, before it translates anyway.
+const (
+	initialSyncWithin = 2 * time.Minute
+	batchSyncWithin   = 30 * time.Second
+)
+
+// pending counts the writes a sync of want may make: the objects whose
+// input or origin differs from what was published (an upper bound: an
+// object rewritten with equal content counts), and the deletions.
+func (p *publisher) pending(want map[string]manifest.Object) int {
+	n := 0
+	for key, o := range want {
+		prev, seen := p.records[key]
+		if !seen || !bytes.Equal(prev.input, o.JSON) || prev.origin != origin(o) {
+			n++
+		}
+	}
+	for key := range p.records {
+		if _, ok := want[key]; !ok {
+			n++
+		}
+	}
+	return n
+}
