@@ -16,8 +16,13 @@ func TestConfigDefaults(t *testing.T) {
 	if c != DefaultConfig() {
 		t.Errorf("defaults from the environment %+v differ from DefaultConfig() %+v", c, DefaultConfig())
 	}
+	// mTLS is on by default, and its files have no default.
+	if err := c.Validate(); err == nil || !strings.HasPrefix(err.Error(), "GATEWIRE_XDS_TLS_CERT: required") {
+		t.Errorf("defaults: Validate() = %v, want GATEWIRE_XDS_TLS_CERT required", err)
+	}
+	c.Insecure = true
 	if err := c.Validate(); err != nil {
-		t.Errorf("defaults do not validate: %v", err)
+		t.Errorf("defaults with GATEWIRE_XDS_INSECURE=true do not validate: %v", err)
 	}
 }
 
@@ -34,8 +39,10 @@ func TestConfigValidate(t *testing.T) {
 		{"GATEWIRE_XDS_REPLICA_ID", "xds/0"},
 		{"GATEWIRE_XDS_REPLICA_ID", "xds_0"},
 		{"GATEWIRE_XDS_REPLICA_ID", "*"},
+		{"GATEWIRE_TRUST_DOMAIN", "Not A Domain"},
 	} {
 		t.Run(tc.variable+"="+tc.value, func(t *testing.T) {
+			t.Setenv("GATEWIRE_XDS_INSECURE", "true")
 			t.Setenv(tc.variable, tc.value)
 			var c Config
 			if err := envconfig.Process("GATEWIRE", &c); err != nil {
@@ -55,6 +62,7 @@ func TestConfigValidate(t *testing.T) {
 func TestConfigValidAddresses(t *testing.T) {
 	for _, addr := range []string{":18000", "127.0.0.1:0", "[::1]:18000", "xds.example:18000"} {
 		c := DefaultConfig()
+		c.Insecure = true
 		c.Address = addr
 		if err := c.Validate(); err != nil {
 			t.Errorf("%s: %v", addr, err)
@@ -64,6 +72,7 @@ func TestConfigValidAddresses(t *testing.T) {
 
 func TestConfigReplicaID(t *testing.T) {
 	c := DefaultConfig()
+	c.Insecure = true
 	host, err := os.Hostname()
 	if err != nil {
 		t.Fatal(err)
