@@ -166,12 +166,13 @@ func TestServicesAsProcesses(t *testing.T) {
 	waitListening(t, nats, natsAddr, 20*time.Second)
 
 	xdsAddr := freeAddr(t)
+	pki := newXDSPKI(t, tmp)
 	common := []string{"GATEWIRE_NATS_URL=nats://" + natsAddr, "GATEWIRE_SYSTEM=it", "GATEWIRE_LOG_LEVEL=debug"}
 	env := map[string][]string{
 		"provider":   {"GATEWIRE_PROVIDER_DIR=" + resources},
 		"translator": nil,
-		"xds":        {"GATEWIRE_XDS_ADDRESS=" + xdsAddr},
-		"infra":      {"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + bootstraps, "GATEWIRE_INFRA_XDS_ADDRESS=" + xdsAddr},
+		"xds":        append(pki.xdsEnv(), "GATEWIRE_XDS_ADDRESS="+xdsAddr),
+		"infra":      append(pki.infraEnv(), "GATEWIRE_INFRA_BOOTSTRAP_DIR="+bootstraps, "GATEWIRE_INFRA_XDS_ADDRESS="+xdsAddr),
 	}
 	var services []*proc
 	for _, name := range []string{"provider", "translator", "xds", "infra"} {
@@ -187,7 +188,7 @@ func TestServicesAsProcesses(t *testing.T) {
 		}
 	}
 
-	envoy := connectEnvoy(t, xdsAddr, "shop/edge")
+	envoy := connectEnvoyWith(t, xdsAddr, "shop/edge", pki.creds(t, "shop/edge"))
 	write(t, filepath.Join(resources, "gateway.yaml"), gatewayYAML)
 	write(t, filepath.Join(resources, "backend.yaml"), backendYAML)
 	written := time.Now()

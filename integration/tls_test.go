@@ -150,3 +150,54 @@ func runGatewire(env []string, args ...string) (string, error) {
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+// xdsPKI is the CA of an installation of separate processes and the xds
+// server's certificate: the CA under caDir, where infra
+// (GATEWIRE_INFRA_CA_DIR) takes it to issue the gateways' certificates,
+// and the xds server's certificate for the loopback addresses under
+// serverDir, which the xds service serves (GATEWIRE_XDS_TLS_*) and infra
+// renews (GATEWIRE_INFRA_XDS_TLS_DIR), as the certgen Job and infra do in
+// Kubernetes.
+type xdsPKI struct {
+	caDir, serverDir string
+}
+
+func newXDSPKI(t testing.TB, dir string) *xdsPKI {
+	t.Helper()
+	p := &xdsPKI{caDir: filepath.Join(dir, "ca"), serverDir: filepath.Join(dir, "xds-tls")}
+	ca, err := certs.NewCA("gatewire integration CA", 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := ca.Issue(certs.XDSServerRequest(certs.DefaultTrustDomain, []string{"localhost"}, 0), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := (certs.FileStore{Files: certs.DirFiles(p.caDir)}).Save(ctx, ca.Bundle()); err != nil {
+		t.Fatal(err)
+	}
+	if err := (certs.FileStore{Files: certs.DirFiles(p.serverDir)}).Save(ctx, server); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// xdsEnv is the environment of the xds service: mTLS with the server's
+// certificate.
+func (p *xdsPKI) xdsEnv() []string {
+	f := certs.DirFiles(p.serverDir)
+	return []string{"GATEWIRE_XDS_TLS_CERT=" + f.Cert, "GATEWIRE_XDS_TLS_KEY=" + f.Key, "GATEWIRE_XDS_TLS_CA=" + f.CA}
+}
+
+// infraEnv is the environment of infra: the CA, and where it renews the
+// xds server's certificate.
+func (p *xdsPKI) infraEnv() []string {
+	return []string{"GATEWIRE_INFRA_CA_DIR=" + p.caDir, "GATEWIRE_INFRA_XDS_TLS_DIR=" + p.serverDir}
+}
+
+// creds are the mTLS credentials of an Envoy of nodeCluster.
+func (p *xdsPKI) creds(t testing.TB, nodeCluster string) credentials.TransportCredentials {
+	t.Helper()
+	return gatewayCreds(t, p.caDir, nodeCluster)
+}

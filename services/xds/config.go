@@ -69,17 +69,25 @@ type TLS struct {
 	TrustDomain string `envconfig:"TRUST_DOMAIN" default:"" desc:"trust domain of the SPIFFE IDs in client certificates (spiffe://<trust domain>/ns/<ns>/gateway/<name>); empty means gatewire.local"`
 }
 
-// validate reports the first missing or bad TLS value, naming its
-// variable. It does not read the files: New does.
+// validate reports the first bad TLS value, naming its variable: a bad
+// trust domain, or one of the three files given without the others. It
+// does not read the files, and leaves them all empty to [New], which
+// refuses that unless Insecure: a program that issues the files itself
+// (gatewire standalone) fills them in after loading the configuration.
 func (t TLS) validate() error {
 	if t.TrustDomain != "" {
 		if err := certs.CheckTrustDomain(t.TrustDomain); err != nil {
 			return fmt.Errorf("GATEWIRE_TRUST_DOMAIN: %w", err)
 		}
 	}
-	if t.Insecure {
+	if t.Insecure || t.CertFile == "" && t.KeyFile == "" && t.CAFile == "" {
 		return nil
 	}
+	return t.required()
+}
+
+// required reports the first TLS file not given.
+func (t TLS) required() error {
 	for _, f := range []struct{ name, path string }{
 		{"GATEWIRE_XDS_TLS_CERT", t.CertFile},
 		{"GATEWIRE_XDS_TLS_KEY", t.KeyFile},

@@ -24,6 +24,9 @@ import (
 // not disturbed. A renewal that does not load is logged and the previous
 // files stay in use.
 func serverCreds(t TLS, log *slog.Logger) (credentials.TransportCredentials, error) {
+	if err := t.required(); err != nil {
+		return nil, err
+	}
 	for _, f := range []struct{ name, path string }{
 		{"GATEWIRE_XDS_TLS_CERT", t.CertFile},
 		{"GATEWIRE_XDS_TLS_KEY", t.KeyFile},
