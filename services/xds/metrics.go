@@ -45,6 +45,7 @@ type metrics struct {
 	closes, sendTimeouts, transients metric.Int64Counter
 	pushLatency, ackLatency          metric.Float64Histogram
 	streamGauge                      metric.Int64ObservableGauge
+	staleGauge                       metric.Float64ObservableGauge
 	store                            *store
 }
 
@@ -90,6 +91,18 @@ func newMetrics(meter metric.Meter, st *store) (*metrics, error) {
 		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
 			for gw, n := range st.counts() {
 				o.Observe(n, metric.WithAttributes(attribute.String("gateway", gw)))
+			}
+			return nil
+		}))
+	if err != nil {
+		return nil, err
+	}
+	m.staleGauge, err = meter.Float64ObservableGauge("gatewire_xds_stream_stale_seconds",
+		metric.WithDescription("longest time an open stream of the gateway has not acknowledged the version of the type served now (0 when every stream has), by gateway and type_url"),
+		metric.WithUnit("s"),
+		metric.WithFloat64Callback(func(_ context.Context, o metric.Float64Observer) error {
+			for k, v := range st.staleness(time.Now()) {
+				o.Observe(v, metric.WithAttributes(attribute.String("gateway", k.gateway), attribute.String("type_url", k.typeURL)))
 			}
 			return nil
 		}))

@@ -209,6 +209,9 @@ func (s *Service) closed(st *stream, err error) error {
 	if s.dataPlane != nil {
 		s.dataPlane.closed(st.id)
 	}
+	if s.proxies != nil {
+		s.proxies.closed(st)
+	}
 	st.mu.Lock()
 	node := st.node
 	st.mu.Unlock()
@@ -283,6 +286,7 @@ func (s *Service) first(st *stream, n *core.Node) error {
 	st.mu.Unlock()
 	e := s.store.join(st, info.cluster)
 	st.entry.Store(e)
+	s.proxies.opened(st, info.cluster)
 	if e.envoy.Load() == nil {
 		s.metrics.transient(transientNoSnapshot)
 	}

@@ -31,6 +31,7 @@ type Service struct {
 	metrics   *metrics
 	feed      *feed
 	dataPlane *dataPlane
+	proxies   *proxies
 	// creds are the server's TLS credentials; nil in the insecure mode.
 	creds credentials.TransportCredentials
 	// stopping is closed when Run's context is done: every stream ends.
@@ -124,6 +125,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	dp := newDataPlane(b, log, replica, servedVersion(st))
 	return &Service{
 		cfg: cfg, log: log, store: st, metrics: m, dataPlane: dp, listener: o.listener, creds: creds,
+		proxies: newProxies(b, log, replica),
 		stopping: make(chan struct{}),
 		feed:     newFeed(b, st, log, m, o.tracers.Tracer(tracerName), dp),
 	}, nil
@@ -159,6 +161,7 @@ func (s *Service) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { s.feed.run(ctx) })
 	wg.Go(func() { s.dataPlane.run(ctx) })
+	wg.Go(func() { s.proxies.run(ctx) })
 	wg.Go(func() { s.watchdog(ctx) })
 	served := make(chan error, 1)
 	go func() { served <- grpcServer.Serve(l) }()
