@@ -125,7 +125,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	dp := newDataPlane(b, log, replica, servedVersion(st))
 	return &Service{
 		cfg: cfg, log: log, store: st, metrics: m, dataPlane: dp, listener: o.listener, creds: creds,
-		proxies: newProxies(b, log, replica),
+		proxies:  newProxies(b, log, replica),
 		stopping: make(chan struct{}),
 		feed:     newFeed(b, st, log, m, o.tracers.Tracer(tracerName), dp),
 	}, nil
