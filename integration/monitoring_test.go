@@ -31,9 +31,7 @@ import (
 // pendingXDS are the metrics of the xds service the rules and the
 // dashboard read that it does not export yet. Remove each from this list
 // when it is exported.
-var pendingXDS = map[string]bool{
-	"gatewire_xds_stream_stale_seconds": true,
-}
+var pendingXDS = map[string]bool{}
 
 // natsExporterNames are the fixed names of the collectors of the
 // prometheus-nats-exporter that the component turns on besides -varz:
