@@ -200,6 +200,8 @@ func TestServicesAsProcesses(t *testing.T) {
 	})
 	t.Logf("created: files to xDS in %s", seen.Sub(written).Round(time.Millisecond))
 	checkBootstrap(t, filepath.Join(bootstraps, "shop-edge.yaml"), "shop/edge", xdsAddr)
+	checkXDSAttacks(t, xdsAddr, pki.caDir)
+	checkProxyStatus(t, "nats://"+natsAddr, "it", "shop/edge", "it-shop/edge")
 
 	edited := time.Now()
 	write(t, filepath.Join(resources, "route.yaml"), routeYAML("/basket"))
