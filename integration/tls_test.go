@@ -235,7 +235,8 @@ func checkProxyStatus(t *testing.T, natsURL, system, gateway, node string) {
 			Types  []struct{ Type, State string }
 		}
 		synced, others := map[string]bool{}, 0
-		if err == nil && json.Unmarshal([]byte(out), &views) == nil {
+		body := out[max(strings.Index(out, "\n["), 0):] // after the CLI's log lines
+		if err == nil && json.Unmarshal([]byte(body), &views) == nil {
 			for _, v := range views {
 				if v.NodeID != node {
 					others++
