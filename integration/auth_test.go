@@ -29,12 +29,13 @@ func TestServicesWithAuthorization(t *testing.T) {
 	waitListening(t, nats, natsAddr, 20*time.Second)
 
 	xdsAddr := freeAddr(t)
+	pki := newXDSPKI(t, tmp)
 	url := "tls://localhost:" + port // the name in the server's certificate
 	env := map[string][]string{
 		"provider":   {"GATEWIRE_PROVIDER_DIR=" + resources},
 		"translator": nil,
-		"xds":        {"GATEWIRE_XDS_ADDRESS=" + xdsAddr},
-		"infra":      {"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + bootstraps, "GATEWIRE_INFRA_XDS_ADDRESS=" + xdsAddr},
+		"xds":        append(pki.xdsEnv(), "GATEWIRE_XDS_ADDRESS="+xdsAddr),
+		"infra":      append(pki.infraEnv(), "GATEWIRE_INFRA_BOOTSTRAP_DIR="+bootstraps, "GATEWIRE_INFRA_XDS_ADDRESS="+xdsAddr),
 	}
 	procs := map[string]*proc{}
 	admins := map[string]string{}
@@ -55,7 +56,7 @@ func TestServicesWithAuthorization(t *testing.T) {
 		waitReady(t, p, admins[name], 60*time.Second)
 	}
 
-	envoy := connectEnvoy(t, xdsAddr, "shop/edge")
+	envoy := connectEnvoyWith(t, xdsAddr, "shop/edge", pki.creds(t, "shop/edge"))
 	write(t, filepath.Join(resources, "gateway.yaml"), gatewayYAML)
 	write(t, filepath.Join(resources, "backend.yaml"), backendYAML)
 	write(t, filepath.Join(resources, "route.yaml"), routeYAML("/cart"))

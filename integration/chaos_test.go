@@ -157,8 +157,10 @@ func startChaosCluster(t *testing.T, dir string) *chaosCluster {
 	c := &chaosCluster{nats: nats, natsArgs: args, natsURL: "nats://" + natsAddr, dir: dir,
 		xdsAddrs: []string{freeAddr(t), freeAddr(t)}, procs: map[string]*proc{}, env: map[string][]string{}}
 	c.env["provider"] = []string{"GATEWIRE_PROVIDER_DIR=" + dir}
-	c.env["xds-a"] = []string{"GATEWIRE_XDS_ADDRESS=" + c.xdsAddrs[0], "GATEWIRE_XDS_REPLICA_ID=xds-a"}
-	c.env["xds-b"] = []string{"GATEWIRE_XDS_ADDRESS=" + c.xdsAddrs[1], "GATEWIRE_XDS_REPLICA_ID=xds-b"}
+	// Plaintext (the explicit development opt-in): these tests break
+	// processes and NATS, not trust; the mTLS path is TestServicesAsProcesses'.
+	c.env["xds-a"] = []string{"GATEWIRE_XDS_ADDRESS=" + c.xdsAddrs[0], "GATEWIRE_XDS_REPLICA_ID=xds-a", "GATEWIRE_XDS_INSECURE=true"}
+	c.env["xds-b"] = []string{"GATEWIRE_XDS_ADDRESS=" + c.xdsAddrs[1], "GATEWIRE_XDS_REPLICA_ID=xds-b", "GATEWIRE_XDS_INSECURE=true"}
 	for _, role := range chaosRoles {
 		admin := c.start(t, role)
 		waitReady(t, c.procs[role], admin, 60*time.Second)

@@ -152,12 +152,13 @@ func TestServicesAsProcesses(t *testing.T) {
 	waitListening(t, nats, natsAddr, 20*time.Second)
 
 	xdsAddr := freeAddr(t)
+	pki := newXDSPKI(t, tmp)
 	common := []string{"GATEWIRE_NATS_URL=nats://" + natsAddr, "GATEWIRE_SYSTEM=it", "GATEWIRE_LOG_LEVEL=debug"}
 	env := map[string][]string{
 		"provider":   {"GATEWIRE_PROVIDER_DIR=" + resources},
 		"translator": nil,
-		"xds":        {"GATEWIRE_XDS_ADDRESS=" + xdsAddr},
-		"infra":      {"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + bootstraps, "GATEWIRE_INFRA_XDS_ADDRESS=" + xdsAddr},
+		"xds":        append(pki.xdsEnv(), "GATEWIRE_XDS_ADDRESS="+xdsAddr),
+		"infra":      append(pki.infraEnv(), "GATEWIRE_INFRA_BOOTSTRAP_DIR="+bootstraps, "GATEWIRE_INFRA_XDS_ADDRESS="+xdsAddr),
 	}
 	var services []*proc
 	for _, name := range []string{"provider", "translator", "xds", "infra"} {
@@ -173,7 +174,7 @@ func TestServicesAsProcesses(t *testing.T) {
 		}
 	}
 
-	envoy := connectEnvoy(t, xdsAddr, "shop/edge")
+	envoy := connectEnvoyWith(t, xdsAddr, "shop/edge", pki.creds(t, "shop/edge"))
 	write(t, filepath.Join(resources, "gateway.yaml"), gatewayYAML)
 	write(t, filepath.Join(resources, "backend.yaml"), backendYAML)
 	written := time.Now()
@@ -185,6 +186,8 @@ func TestServicesAsProcesses(t *testing.T) {
 	})
 	t.Logf("created: files to xDS in %s", seen.Sub(written).Round(time.Millisecond))
 	checkBootstrap(t, filepath.Join(bootstraps, "shop-edge.yaml"), "shop/edge", xdsAddr)
+	checkXDSAttacks(t, xdsAddr, pki.caDir)
+	checkProxyStatus(t, "nats://"+natsAddr, "it", "shop/edge", "it-shop/edge")
 
 	edited := time.Now()
 	write(t, filepath.Join(resources, "route.yaml"), routeYAML("/basket"))

@@ -18,7 +18,7 @@ import (
 	sotw "github.com/envoyproxy/go-control-plane/pkg/client/sotw/v3"
 	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/credentials"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -31,9 +31,7 @@ import (
 // pendingXDS are the metrics of the xds service the rules and the
 // dashboard read that it does not export yet. Remove each from this list
 // when it is exported.
-var pendingXDS = map[string]bool{
-	"gatewire_xds_stream_stale_seconds": true,
-}
+var pendingXDS = map[string]bool{}
 
 // natsExporterNames are the fixed names of the collectors of the
 // prometheus-nats-exporter that the component turns on besides -varz:
@@ -230,12 +228,13 @@ func startMonitored(t *testing.T) *monitored {
 
 	w := &monitored{admins: map[string]string{}, monitor: monitor}
 	xdsAddr := freeAddr(t)
+	pki := newXDSPKI(t, tmp)
 	common := []string{"GATEWIRE_NATS_URL=nats://" + natsAddr, "GATEWIRE_SYSTEM=mon"}
 	env := map[string][]string{
 		"provider":   {"GATEWIRE_PROVIDER_MODE=kubernetes", "GATEWIRE_PROVIDER_LEADER_ELECTION=false", "KUBECONFIG=" + kubeconfig},
 		"translator": nil,
-		"xds":        {"GATEWIRE_XDS_ADDRESS=" + xdsAddr},
-		"infra":      {"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + filepath.Join(tmp, "bootstrap"), "GATEWIRE_INFRA_XDS_ADDRESS=" + xdsAddr},
+		"xds":        append(pki.xdsEnv(), "GATEWIRE_XDS_ADDRESS="+xdsAddr),
+		"infra":      append(pki.infraEnv(), "GATEWIRE_INFRA_BOOTSTRAP_DIR="+filepath.Join(tmp, "bootstrap"), "GATEWIRE_INFRA_XDS_ADDRESS="+xdsAddr),
 	}
 	for _, name := range []string{"provider", "translator", "xds", "infra"} {
 		w.admins[name] = freeAddr(t)
@@ -243,11 +242,11 @@ func startMonitored(t *testing.T) *monitored {
 		waitReady(t, p, w.admins[name], 60*time.Second)
 	}
 	createObjects(t, kube, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n", gatewayYAML, backendYAML, routeYAML("/cart"))
-	envoy := connectEnvoy(t, xdsAddr, "shop/edge")
+	envoy := connectEnvoyWith(t, xdsAddr, "shop/edge", pki.creds(t, "shop/edge"))
 	envoy.waitFor(t, 30*time.Second, "the route of shop/edge", func(s snapshot) bool {
 		return routeTo(s, "shop.example.com", "/cart") != ""
 	})
-	nackClusters(t, xdsAddr, "shop/edge")
+	nackClusters(t, xdsAddr, "shop/edge", pki.creds(t, "shop/edge"))
 	return w
 }
 
@@ -273,9 +272,9 @@ func createObjects(t *testing.T, kube *kubetest.Env, docs ...string) {
 
 // nackClusters connects a client of nodeCluster that rejects the clusters
 // it is sent, once.
-func nackClusters(t *testing.T, xdsAddr, nodeCluster string) {
+func nackClusters(t *testing.T, xdsAddr, nodeCluster string, creds credentials.TransportCredentials) {
 	t.Helper()
-	conn, err := grpc.NewClient(xdsAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(xdsAddr, grpc.WithTransportCredentials(creds))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -65,16 +66,7 @@ func gatewayCreds(t testing.TB, caDir, nodeCluster string) credentials.Transport
 // of it was refused a permission while doing its job.
 func checkStandaloneSecurity(t *testing.T, p *proc, state, natsAddr, xdsAddr string) {
 	t.Helper()
-	for name, creds := range map[string]credentials.TransportCredentials{
-		"plaintext":                   insecure.NewCredentials(),
-		"a certificate of another CA": foreignCreds(t),
-	} {
-		refusal, err := adsRefused(xdsAddr, creds)
-		if err != nil {
-			t.Errorf("xDS, %s: %v", name, err)
-		}
-		t.Logf("xDS, %s: refused: %s", name, refusal)
-	}
+	checkXDSAttacks(t, xdsAddr, filepath.Join(state, "ca"))
 	if nc, err := nats.Connect("nats://"+natsAddr, nats.MaxReconnects(0)); err == nil {
 		nc.Close()
 		t.Error("the embedded NATS server let in a client without a user")
@@ -90,6 +82,32 @@ func checkStandaloneSecurity(t *testing.T, p *proc, state, natsAddr, xdsAddr str
 	}
 	if strings.Contains(p.output(), "Permissions Violation") {
 		t.Errorf("a service of standalone was refused a permission:\n%s", p.output())
+	}
+}
+
+// checkXDSAttacks attacks an xds service whose CA is under caDir, asking
+// as default/quickstart: a plaintext client and a client of another CA
+// are refused in the handshake, and a client whose certificate names
+// default/other is refused with PermissionDenied naming both gateways.
+func checkXDSAttacks(t *testing.T, xdsAddr, caDir string) {
+	t.Helper()
+	for _, a := range []struct {
+		name  string
+		creds credentials.TransportCredentials
+		want  string
+	}{
+		{"plaintext", insecure.NewCredentials(), "Unavailable"},
+		{"a certificate of another CA", foreignCreds(t), "Unavailable"},
+		{"a certificate of default/other", gatewayCreds(t, caDir, "default/other"), "PermissionDenied"},
+	} {
+		refusal, err := adsRefused(xdsAddr, a.creds)
+		if err != nil {
+			t.Errorf("xDS, %s: %v", a.name, err)
+		}
+		if !strings.Contains(refusal, a.want) {
+			t.Errorf("xDS, %s: refused with %q, want %s", a.name, refusal, a.want)
+		}
+		t.Logf("xDS attack, %s asking as default/quickstart: refused: %s", a.name, refusal)
 	}
 }
 
@@ -149,4 +167,93 @@ func runGatewire(env []string, args ...string) (string, error) {
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// xdsPKI is the CA of an installation of separate processes and the xds
+// server's certificate: the CA under caDir, where infra
+// (GATEWIRE_INFRA_CA_DIR) takes it to issue the gateways' certificates,
+// and the xds server's certificate for the loopback addresses under
+// serverDir, which the xds service serves (GATEWIRE_XDS_TLS_*) and infra
+// renews (GATEWIRE_INFRA_XDS_TLS_DIR), as the certgen Job and infra do in
+// Kubernetes.
+type xdsPKI struct {
+	caDir, serverDir string
+}
+
+func newXDSPKI(t testing.TB, dir string) *xdsPKI {
+	t.Helper()
+	p := &xdsPKI{caDir: filepath.Join(dir, "ca"), serverDir: filepath.Join(dir, "xds-tls")}
+	ca, err := certs.NewCA("gatewire integration CA", 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := ca.Issue(certs.XDSServerRequest(certs.DefaultTrustDomain, []string{"localhost"}, 0), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := (certs.FileStore{Files: certs.DirFiles(p.caDir)}).Save(ctx, ca.Bundle()); err != nil {
+		t.Fatal(err)
+	}
+	if err := (certs.FileStore{Files: certs.DirFiles(p.serverDir)}).Save(ctx, server); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// xdsEnv is the environment of the xds service: mTLS with the server's
+// certificate.
+func (p *xdsPKI) xdsEnv() []string {
+	f := certs.DirFiles(p.serverDir)
+	return []string{"GATEWIRE_XDS_TLS_CERT=" + f.Cert, "GATEWIRE_XDS_TLS_KEY=" + f.Key, "GATEWIRE_XDS_TLS_CA=" + f.CA}
+}
+
+// infraEnv is the environment of infra: the CA, and where it renews the
+// xds server's certificate.
+func (p *xdsPKI) infraEnv() []string {
+	return []string{"GATEWIRE_INFRA_CA_DIR=" + p.caDir, "GATEWIRE_INFRA_XDS_TLS_DIR=" + p.serverDir}
+}
+
+// creds are the mTLS credentials of an Envoy of nodeCluster.
+func (p *xdsPKI) creds(t testing.TB, nodeCluster string) credentials.TransportCredentials {
+	t.Helper()
+	return gatewayCreds(t, p.caDir, nodeCluster)
+}
+
+// checkProxyStatus waits until `gatewire proxy-status -o json gateway`
+// shows the streams of node (the test's Envoy opens one per type) with
+// listeners, routes, clusters and endpoints SYNCED, and no stream of
+// another node: the refused clients are not there.
+func checkProxyStatus(t *testing.T, natsURL, system, gateway, node string) {
+	t.Helper()
+	var out string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		var err error
+		out, err = runGatewire(nil, "proxy-status", "-o", "json", "-nats-url", natsURL, "-system", system, gateway)
+		var views []struct {
+			NodeID string `json:"node_id"`
+			Types  []struct{ Type, State string }
+		}
+		synced, others := map[string]bool{}, 0
+		body := out[max(strings.Index(out, "\n["), 0):] // after the CLI's log lines
+		if err == nil && json.Unmarshal([]byte(body), &views) == nil {
+			for _, v := range views {
+				if v.NodeID != node {
+					others++
+				}
+				for _, ty := range v.Types {
+					if ty.State == "SYNCED" {
+						synced[ty.Type] = true
+					}
+				}
+			}
+		}
+		if others == 0 && len(synced) == 4 {
+			t.Logf("gatewire proxy-status %s: %d streams of %s, SYNCED for %v", gateway, len(views), node, synced)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gatewire proxy-status %s: %v; want only %s, synced:\n%s", gateway, err, node, out)
+		}
+	}
 }

@@ -38,18 +38,19 @@ func TestOneChangeOneTrace(t *testing.T) {
 
 	overHTTP, overGRPC := telemetrytest.NewHTTP(t), telemetrytest.NewGRPC(t)
 	xdsAddr := freeAddr(t)
+	pki := newXDSPKI(t, tmp)
 	common := []string{"GATEWIRE_NATS_URL=nats://" + natsAddr, "GATEWIRE_SYSTEM=trace", "OTEL_BSP_SCHEDULE_DELAY=100"}
 	env := map[string][]string{
 		"provider":   {"GATEWIRE_PROVIDER_DIR=" + resources, "OTEL_EXPORTER_OTLP_ENDPOINT=" + overHTTP.Endpoint()},
 		"translator": {"OTEL_EXPORTER_OTLP_ENDPOINT=" + overGRPC.Endpoint(), "OTEL_EXPORTER_OTLP_PROTOCOL=grpc"},
-		"xds":        {"GATEWIRE_XDS_ADDRESS=" + xdsAddr, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + overHTTP.Endpoint() + "/v1/traces"},
+		"xds":        append(pki.xdsEnv(), "GATEWIRE_XDS_ADDRESS="+xdsAddr, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="+overHTTP.Endpoint()+"/v1/traces"),
 	}
 	for _, name := range []string{"provider", "translator", "xds"} {
 		admin := freeAddr(t)
 		p := start(t, name, append(append([]string{"GATEWIRE_ADMIN_ADDRESS=" + admin}, common...), env[name]...))
 		waitReady(t, p, admin, 30*time.Second)
 	}
-	envoy := connectEnvoy(t, xdsAddr, "shop/edge")
+	envoy := connectEnvoyWith(t, xdsAddr, "shop/edge", pki.creds(t, "shop/edge"))
 	envoy.waitFor(t, 20*time.Second, "the route to /cart", func(s snapshot) bool {
 		return routeTo(s, "shop.example.com", "/cart") != ""
 	})

@@ -19,7 +19,6 @@ import (
 	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -38,13 +37,8 @@ type envoy struct {
 
 var envoyTypes = []string{resource.ListenerType, resource.RouteType, resource.ClusterType, resource.EndpointType}
 
-func connectEnvoy(t testing.TB, xdsAddr, nodeCluster string) *envoy {
-	t.Helper()
-	return connectEnvoyWith(t, xdsAddr, nodeCluster, insecure.NewCredentials())
-}
-
-// connectEnvoyWith is connectEnvoy over creds (mTLS with a gateway's
-// certificate, see gatewayCreds).
+// connectEnvoyWith connects an Envoy of nodeCluster over creds (mTLS with
+// a gateway's certificate, see gatewayCreds).
 func connectEnvoyWith(t testing.TB, xdsAddr, nodeCluster string, creds credentials.TransportCredentials) *envoy {
 	t.Helper()
 	conn, err := grpc.NewClient(xdsAddr, grpc.WithTransportCredentials(creds))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -20,54 +19,36 @@ import (
 // GATEWIRE_XDS_ADDRESS is not set: loopback, like its bootstraps.
 const defaultXDSAddress = "127.0.0.1:18000"
 
-// xdsListener listens for the xds service. Unless GATEWIRE_XDS_INSECURE is
-// true it serves mTLS: TLS 1.3, the xds server's certificate from the CA
-// under the state folder (created, and the certificate issued, on first
-// start), and a client certificate of that CA required of every client,
-// which the Envoys of the bootstraps infra writes have. The listener
-// reloads the certificate when it is renewed. The returned issuer, when
-// not nil, keeps that certificate renewed; infra does it when it runs in
-// this process.
-func xdsListener(ctx context.Context, cfg *configs, log *slog.Logger) (net.Listener, *issuer.Issuer, error) {
-	l, err := net.Listen("tcp", cfg.xds.Address)
-	if err != nil {
-		return nil, nil, fmt.Errorf("GATEWIRE_XDS_ADDRESS %s: %w", cfg.xds.Address, err)
+// xdsFiles gives the xds service of standalone its TLS files. Unless
+// GATEWIRE_XDS_INSECURE is true or GATEWIRE_XDS_TLS_CERT, _KEY and _CA
+// name files of the operator's own, they are the xds server's certificate
+// from the CA under the state folder (created, and the certificate
+// issued, on first start), whose clients are the Envoys of the bootstraps
+// infra writes. The xds service serves mTLS over them and reloads them
+// when they are renewed. The returned issuer, when not nil, keeps that
+// certificate renewed; infra does it when it runs in this process.
+func xdsFiles(ctx context.Context, cfg *configs) (*issuer.Issuer, error) {
+	t := &cfg.xds.TLS
+	if t.Insecure || t.CertFile != "" {
+		return nil, nil
 	}
-	if cfg.infra.XDSInsecure {
-		log.Warn("GATEWIRE_XDS_INSECURE=true: xDS is served in plaintext to any client, every gateway's configuration and keys included; for local development only", "address", l.Addr().String())
-		return l, nil, nil
-	}
-	tlsCfg, iss, err := xdsServerTLS(ctx, cfg)
-	if err != nil {
-		l.Close()
-		return nil, nil, err
-	}
-	return tls.NewListener(l, tlsCfg), iss, nil
-}
-
-// xdsServerTLS issues (or keeps) the xds server's certificate under the
-// state folder and returns the server TLS configuration over its files.
-func xdsServerTLS(ctx context.Context, cfg *configs) (*tls.Config, *issuer.Issuer, error) {
 	ca, err := cfg.infra.HostCA(time.Now())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	iss, err := cfg.infra.NewIssuer(ca, slog.New(slog.DiscardHandler))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	files, err := cfg.infra.HostXDSFiles()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := iss.Server(ctx, certs.FileStore{Files: files}, cfg.infra.XDSCertNames()); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	tlsCfg, err := certs.ServerConfig(files)
-	if err != nil {
-		return nil, nil, err
-	}
-	return tlsCfg, iss, nil
+	t.CertFile, t.KeyFile, t.CAFile = files.Cert, files.Key, files.CA
+	return iss, nil
 }
 
 // standaloneXDSAddress sets standalone's xds address to loopback unless
@@ -78,12 +59,16 @@ func standaloneXDSAddress(cfg *configs) {
 	}
 }
 
-// newXDS is the xds service of standalone, on the listener of xdsListener;
-// the issuer of its certificate renews it when infra does not run here.
+// newXDS is the xds service of standalone, over the files of xdsFiles; the
+// issuer of its certificate renews it when infra does not run here.
 func newXDS(ctx context.Context, cfg *configs, b *bus.Bus, log *slog.Logger) (*xds.Service, error) {
-	l, iss, err := xdsListener(ctx, cfg, log)
+	iss, err := xdsFiles(ctx, cfg)
 	if err != nil {
 		return nil, err
+	}
+	l, err := net.Listen("tcp", cfg.xds.Address)
+	if err != nil {
+		return nil, fmt.Errorf("GATEWIRE_XDS_ADDRESS %s: %w", cfg.xds.Address, err)
 	}
 	xs, err := xds.New(cfg.xds, b, log, xds.WithListener(l))
 	if err != nil {
@@ -99,6 +84,9 @@ func newXDS(ctx context.Context, cfg *configs, b *bus.Bus, log *slog.Logger) (*x
 // caDirOf is the CA bundle clients of standalone's xds service trust, for
 // its messages.
 func caDirOf(cfg *configs) string {
+	if cfg.xds.CAFile != "" {
+		return cfg.xds.CAFile
+	}
 	files, err := cfg.infra.HostXDSFiles()
 	if err != nil {
 		return "the state folder"

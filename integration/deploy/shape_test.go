@@ -27,7 +27,13 @@ var services = []service{
 		env: map[string]string{"GATEWIRE_PROVIDER_MODE": "kubernetes"}},
 	{name: "translator", adminPort: 19002},
 	{name: "xds", adminPort: 19003,
-		env: map[string]string{"GATEWIRE_XDS_ADDRESS": ":18000"}},
+		env: map[string]string{
+			"GATEWIRE_XDS_ADDRESS": ":18000",
+			// the files of the Secret gatewire-xds-tls, mounted there
+			"GATEWIRE_XDS_TLS_CERT": "/etc/gatewire/xds-tls/tls.crt",
+			"GATEWIRE_XDS_TLS_KEY":  "/etc/gatewire/xds-tls/tls.key",
+			"GATEWIRE_XDS_TLS_CA":   "/etc/gatewire/xds-tls/ca.crt",
+		}},
 	{name: "infra", adminPort: 19004, kubeAPI: true,
 		env: map[string]string{
 			"GATEWIRE_INFRA_MODE":        "kubernetes",

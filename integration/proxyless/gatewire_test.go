@@ -2,7 +2,6 @@ package proxyless
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -63,15 +62,12 @@ func startGatewire(t *testing.T) *gatewire {
 		t.Fatal(err)
 	}
 	g.xdsAddr = l.Addr().String()
-	// mTLS in front of the xds service: what its server does with the
-	// configuration of certs.ServerConfig.
+	// The xds service serves mTLS with a certificate of a CA of the test.
 	g.ca = certstest.CA(t, "proxyless test CA")
 	g.serverFiles = certstest.XDSServer(t, g.ca)
-	serverTLS, err := certs.ServerConfig(g.serverFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	xs, err := xds.New(xds.DefaultConfig(), g.bus, log.With("service", "xds"), xds.WithListener(tls.NewListener(l, serverTLS)))
+	xcfg := xds.DefaultConfig()
+	xcfg.CertFile, xcfg.KeyFile, xcfg.CAFile = g.serverFiles.Cert, g.serverFiles.Key, g.serverFiles.CA
+	xs, err := xds.New(xcfg, g.bus, log.With("service", "xds"), xds.WithListener(l))
 	if err != nil {
 		t.Fatalf("xds: %v", err)
 	}

@@ -27,6 +27,7 @@ func (s *Service) send(st *stream, i int, msg *encoded, t *typeSnap) error {
 	if err != nil {
 		return err
 	}
+	s.proxies.changed(st)
 	var pushed time.Time
 	if t.setAt.After(st.since) {
 		pushed = t.setAt
@@ -48,12 +49,14 @@ func (s *Service) answered(st *stream, i int, ts *typeState, version, applied st
 		s.metrics.nacked(gateway, url)
 		s.dataPlane.nacked(nack{gateway: st.node.cluster, version: version, typeURL: url,
 			nodeID: st.node.id, detail: detail, stream: st.id})
+		s.proxies.changed(st)
 		return
 	}
 	if applied == "" {
 		applied = version
 	}
-	ts.acked = applied
+	ts.acked, ts.ackedAt = applied, time.Now()
+	s.proxies.changed(st)
 	s.metrics.acked(gateway, url, ts.sentAt)
 	s.log.Debug("xds ack", "gateway", st.node.cluster, "version", applied, "type_url", url, "node", st.node.id)
 	s.dataPlane.acked(st.node.cluster, applied, url)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/gatewire/gatewire/pkg/certs"
 )
 
 // Config is the configuration of the xds service, loaded from the
@@ -44,6 +46,66 @@ type Config struct {
 	// it writes when a client rejects a configuration. Empty means the host
 	// name. Replicas must have distinct ids.
 	ReplicaID string `envconfig:"XDS_REPLICA_ID" default:"" desc:"name of this replica in the gateway status entries it writes (letters, digits, '-' and '.'); empty for the host name"`
+	// TLS is how clients are authenticated: mTLS unless Insecure.
+	TLS
+}
+
+// TLS is the part of Config about mTLS: the server's certificate and key,
+// and the CA bundle every client's certificate must chain to. The files
+// are read again when they change, so a renewed certificate is served to
+// new connections without dropping open ones.
+type TLS struct {
+	// Insecure serves plaintext to any client, unauthenticated: every
+	// gateway's configuration, private keys included, to whoever reaches
+	// the port. Infra reads the same variable for its bootstraps.
+	Insecure bool `envconfig:"XDS_INSECURE" default:"false" desc:"development only: serve xDS in plaintext to any client, without authentication (logged as a warning); infra reads the same variable"`
+	// CertFile and KeyFile are the server's certificate (chain) and key,
+	// PEM; CAFile the CA bundle client certificates are verified with.
+	CertFile string `envconfig:"XDS_TLS_CERT" default:"" desc:"PEM file of the xds server's certificate (chain); required unless GATEWIRE_XDS_INSECURE=true; reloaded when it changes"`
+	KeyFile  string `envconfig:"XDS_TLS_KEY" default:"" desc:"PEM file of the xds server's private key; required unless GATEWIRE_XDS_INSECURE=true"`
+	CAFile   string `envconfig:"XDS_TLS_CA" default:"" desc:"PEM file of the CA bundle that every client certificate must chain to (gatewire's CA); required unless GATEWIRE_XDS_INSECURE=true"`
+	// TrustDomain is the trust domain of the gateway SPIFFE IDs clients'
+	// certificates must carry; empty means certs.DefaultTrustDomain.
+	TrustDomain string `envconfig:"TRUST_DOMAIN" default:"" desc:"trust domain of the SPIFFE IDs in client certificates (spiffe://<trust domain>/ns/<ns>/gateway/<name>); empty means gatewire.local"`
+}
+
+// validate reports the first bad TLS value, naming its variable: a bad
+// trust domain, or one of the three files given without the others. It
+// does not read the files, and leaves them all empty to [New], which
+// refuses that unless Insecure: a program that issues the files itself
+// (gatewire standalone) fills them in after loading the configuration.
+func (t TLS) validate() error {
+	if t.TrustDomain != "" {
+		if err := certs.CheckTrustDomain(t.TrustDomain); err != nil {
+			return fmt.Errorf("GATEWIRE_TRUST_DOMAIN: %w", err)
+		}
+	}
+	if t.Insecure || t.CertFile == "" && t.KeyFile == "" && t.CAFile == "" {
+		return nil
+	}
+	return t.required()
+}
+
+// required reports the first TLS file not given.
+func (t TLS) required() error {
+	for _, f := range []struct{ name, path string }{
+		{"GATEWIRE_XDS_TLS_CERT", t.CertFile},
+		{"GATEWIRE_XDS_TLS_KEY", t.KeyFile},
+		{"GATEWIRE_XDS_TLS_CA", t.CAFile},
+	} {
+		if f.path == "" {
+			return fmt.Errorf("%s: required: the xds service serves mTLS (set GATEWIRE_XDS_TLS_CERT, GATEWIRE_XDS_TLS_KEY and GATEWIRE_XDS_TLS_CA), or GATEWIRE_XDS_INSECURE=true for plaintext in development", f.name)
+		}
+	}
+	return nil
+}
+
+// trustDomain is the trust domain client certificates must name.
+func (t TLS) trustDomain() string {
+	if t.TrustDomain == "" {
+		return certs.DefaultTrustDomain
+	}
+	return t.TrustDomain
 }
 
 // DefaultConfig is the configuration with every default applied.
@@ -85,6 +147,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxRequestBytes < 1024 {
 		return fmt.Errorf("GATEWIRE_XDS_MAX_REQUEST_BYTES: %d is less than 1024", c.MaxRequestBytes)
+	}
+	if err := c.TLS.validate(); err != nil {
+		return err
 	}
 	if c.ReplicaID != "" {
 		if err := validateReplicaID(c.ReplicaID); err != nil {

@@ -88,7 +88,7 @@ func (d *dataPlane) nacked(n nack) {
 	d.mu.Unlock()
 	if first {
 		d.log.Warn("xds nack", "gateway", n.gateway, "version", n.version, "type_url", n.typeURL,
-			"node", n.nodeID, "error_detail", n.detail.GetMessage())
+			"node", truncate(n.nodeID, 200), "error_detail", truncate(n.detail.GetMessage(), maxDetail))
 	}
 }
 

@@ -70,6 +70,41 @@
 // (a proxyless client's, secrets) is answered with the resources it names
 // that exist.
 //
+// # Trust
+//
+// The server serves TLS 1.3 and requires of every client a certificate
+// that chains to the CA bundle of GATEWIRE_XDS_TLS_CA; its own certificate
+// and key are GATEWIRE_XDS_TLS_CERT and _KEY. The files are read at start
+// (a file that does not load stops the service, naming its variable) and
+// again at a handshake once a second has passed (certs.Reloader): a
+// renewed certificate or CA bundle serves new connections, and open ones
+// stay. Plaintext, to any client, only with GATEWIRE_XDS_INSECURE=true,
+// which is logged as a warning at start.
+//
+// A client's certificate names its gateway in a SPIFFE URI SAN,
+// spiffe://<GATEWIRE_TRUST_DOMAIN>/ns/<namespace>/gateway/<name>. A
+// stream's first request must name that gateway in node.cluster; a
+// request naming another, first or later, ends the stream with
+// PermissionDenied and a message that names both, before anything is
+// served, counted, listed by [Service.Streams], or written to the status
+// or proxies buckets (the stream was never attached to a gateway). A
+// stream serves the one gateway it was attached to for its life, and
+// names it asks for are looked up in that gateway's snapshot only, so its
+// secrets are those the translator put in that gateway's snapshot: the
+// ones its listeners reference.
+//
+// # Proxies
+//
+// Each replica writes every attached stream to the proxies bucket
+// ([bus.Proxies]) as a busv1.ProxyStatus under
+// <ns>.<gateway>.<replica>.<stream>: when it attaches, after the responses
+// and answers that change it (at most once a second), every
+// [bus.ProxiesRefresh], and deletes it when the stream ends and when the
+// replica stops (the bucket's TTL removes what a dead replica left);
+// `gatewire proxy-status` reads it. The gauge
+// gatewire_xds_stream_stale_seconds is, per gateway and type, the longest
+// an open stream has not acknowledged the version served now.
+//
 // # Proxyless gRPC clients
 //
 // A node whose metadata has [ProxylessMetadataKey] ("gatewire.dev/proxyless")
@@ -115,7 +150,8 @@
 // resend a rejected response: the server sends a delta client only
 // resources whose versions changed.
 //
-// A NACK of the version served is made visible:
+// A NACK of the version served is made visible (its error detail cut at 4
+// KiB in logs and status, at 1 KiB in what a stream keeps):
 //   - logged at warn as "xds nack" with the client's error_detail, once per
 //     version, client (node.id) and type URL, not once per NACK;
 //   - written to the status bucket under [bus.DataPlaneStatusKey](ns, name,

@@ -131,3 +131,42 @@ func (c connLogger) HandleConn(ctx context.Context, s stats.ConnStats) {
 		c.log.Debug("xds connection closed", "remote", info.remote, "duration", time.Since(info.since).Round(time.Millisecond))
 	}
 }
+
+// staleKey is a series of gatewire_xds_stream_stale_seconds.
+type staleKey struct{ gateway, typeURL string }
+
+// staleness is, per gateway (its metric label) and type, the longest time
+// an open stream has not acknowledged the version served now: since that
+// version was set, or since the stream opened when it is younger. Streams
+// that acknowledged it count 0, so a series exists for every type a
+// stream of the gateway asked for.
+func (s *store) staleness(now time.Time) map[staleKey]float64 {
+	out := map[staleKey]float64{}
+	for _, st := range s.all() {
+		snap := st.view()
+		cluster := st.nodeCluster()
+		if snap == nil || cluster == "" {
+			continue
+		}
+		label := s.label(cluster)
+		st.mu.Lock()
+		for i := range numTypes {
+			ts := &st.types[i]
+			if !ts.subscribed {
+				continue
+			}
+			k := staleKey{label, typeURLs[i]}
+			v := 0.0
+			if t := snap.types[i]; ts.acked != t.version {
+				since := t.setAt
+				if st.since.After(since) {
+					since = st.since
+				}
+				v = now.Sub(since).Seconds()
+			}
+			out[k] = max(out[k], v)
+		}
+		st.mu.Unlock()
+	}
+	return out
+}

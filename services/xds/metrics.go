@@ -31,6 +31,7 @@ const (
 	closeClient      = "client"       // the client ended it, or its connection went
 	closeSendTimeout = "send_timeout" // a response was not taken within GATEWIRE_XDS_SEND_TIMEOUT
 	closeInvalid     = "invalid"      // a request the server refuses
+	closeDenied      = "denied"       // a client asking for a gateway its certificate does not name
 	closeShutdown    = "shutdown"     // the server is stopping
 	closeConnection  = "connection"   // the stream's connection broke
 )
@@ -44,6 +45,7 @@ type metrics struct {
 	closes, sendTimeouts, transients metric.Int64Counter
 	pushLatency, ackLatency          metric.Float64Histogram
 	streamGauge                      metric.Int64ObservableGauge
+	staleGauge                       metric.Float64ObservableGauge
 	store                            *store
 }
 
@@ -75,7 +77,7 @@ func newMetrics(meter metric.Meter, st *store) (*metrics, error) {
 	m.responses = counter("gatewire_xds_responses_total", "xDS responses sent, by gateway and type_url")
 	m.rejected = counter("gatewire_xds_snapshots_rejected_total",
 		"xds bucket entries not served because they did not decode, did not match their commit or were not consistent, by gateway")
-	m.closes = counter("gatewire_xds_stream_closes_total", "xDS streams closed, by reason (client, connection, send_timeout, invalid, shutdown)")
+	m.closes = counter("gatewire_xds_stream_closes_total", "xDS streams closed, by reason (client, connection, send_timeout, invalid, denied, shutdown)")
 	m.sendTimeouts = counter("gatewire_xds_send_timeouts_total", "xDS responses a client did not take within the send timeout, by gateway")
 	m.transients = counter("gatewire_xds_transients_total",
 		"expected transient conditions of xDS streams, by kind (stale_nonce, names_pending, unknown_type, no_snapshot)")
@@ -89,6 +91,18 @@ func newMetrics(meter metric.Meter, st *store) (*metrics, error) {
 		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
 			for gw, n := range st.counts() {
 				o.Observe(n, metric.WithAttributes(attribute.String("gateway", gw)))
+			}
+			return nil
+		}))
+	if err != nil {
+		return nil, err
+	}
+	m.staleGauge, err = meter.Float64ObservableGauge("gatewire_xds_stream_stale_seconds",
+		metric.WithDescription("longest time an open stream of the gateway has not acknowledged the version of the type served now (0 when every stream has), by gateway and type_url"),
+		metric.WithUnit("s"),
+		metric.WithFloat64Callback(func(_ context.Context, o metric.Float64Observer) error {
+			for k, v := range st.staleness(time.Now()) {
+				o.Observe(v, metric.WithAttributes(attribute.String("gateway", k.gateway), attribute.String("type_url", k.typeURL)))
 			}
 			return nil
 		}))

@@ -198,6 +198,8 @@ func (s *Service) closed(st *stream, err error) error {
 		reason = closeShutdown
 	case status.Code(err) == codes.InvalidArgument:
 		reason, level = closeInvalid, "warn"
+	case status.Code(err) == codes.PermissionDenied || status.Code(err) == codes.Unauthenticated:
+		reason, level = closeDenied, "warn"
 	case err == nil || errors.Is(err, io.EOF) || status.Code(err) == codes.Canceled || errors.Is(err, context.Canceled):
 		err = nil
 	default:
@@ -206,6 +208,9 @@ func (s *Service) closed(st *stream, err error) error {
 	s.metrics.closed(reason)
 	if s.dataPlane != nil {
 		s.dataPlane.closed(st.id)
+	}
+	if s.proxies != nil {
+		s.proxies.closed(st)
 	}
 	st.mu.Lock()
 	node := st.node
@@ -254,11 +259,13 @@ func (s *Service) requestType(st *stream, url string) (int, error) {
 const maxNodeCluster = 2*253 + 1
 
 // first takes the node of a stream's first request: it must name a
-// cluster, which attaches the stream to that gateway. Later requests
-// may leave the node out; their node is not looked at.
+// cluster that the client's certificate names too (see
+// [Service.authorize]), which attaches the stream to that gateway for its
+// life. Later requests may leave the node out; one that names another
+// cluster ends the stream (see [Service.again]).
 func (s *Service) first(st *stream, n *core.Node) error {
 	if st.entry.Load() != nil {
-		return nil
+		return s.again(st, n)
 	}
 	if n.GetCluster() == "" {
 		s.log.Warn("xds client refused: node has no cluster", "stream", st.id, "delta", st.delta, "node", truncate(n.GetId(), 200))
@@ -268,12 +275,18 @@ func (s *Service) first(st *stream, n *core.Node) error {
 		s.log.Warn("xds client refused: node cluster too long", "stream", st.id, "node", truncate(n.GetId(), 200), "length", len(n.GetCluster()))
 		return status.Errorf(codes.InvalidArgument, "node.cluster is %d bytes long; a gateway is <namespace>/<gateway>", len(n.GetCluster()))
 	}
+	if err := s.authorize(st, n.GetCluster()); err != nil {
+		s.log.Warn("xds client refused: its certificate does not name the gateway it asks for", "stream", st.id, "delta", st.delta,
+			"gateway", truncate(n.GetCluster(), 200), "node", truncate(n.GetId(), 200), "error", err)
+		return err
+	}
 	info := newNodeInfo(n)
 	st.mu.Lock()
 	st.node = info
 	st.mu.Unlock()
 	e := s.store.join(st, info.cluster)
 	st.entry.Store(e)
+	s.proxies.opened(st, info.cluster)
 	if e.envoy.Load() == nil {
 		s.metrics.transient(transientNoSnapshot)
 	}
@@ -285,4 +298,24 @@ func (s *Service) first(st *stream, n *core.Node) error {
 			"hint", "set "+ProxylessMetadataKey+": true in the node metadata of its xDS bootstrap")
 	}
 	return nil
+}
+
+// again checks the node of a later request of a stream: a stream serves
+// one gateway for its life, so a node that names another cluster ends it
+// with PermissionDenied; nothing of the other gateway is served.
+func (s *Service) again(st *stream, n *core.Node) error {
+	c := n.GetCluster()
+	if c == "" {
+		return nil
+	}
+	st.mu.Lock()
+	attached := st.node.cluster
+	st.mu.Unlock()
+	if c == attached {
+		return nil
+	}
+	s.log.Warn("xds client refused: a request names another gateway than the stream's", "stream", st.id,
+		"gateway", attached, "asked", truncate(c, 200), "node", truncate(n.GetId(), 200))
+	return status.Errorf(codes.PermissionDenied, "xds: node.cluster %q refused: this stream serves %s; open a new stream for another gateway",
+		truncate(c, 200), attached)
 }

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/gatewire/gatewire/pkg/bus"
@@ -30,6 +31,9 @@ type Service struct {
 	metrics   *metrics
 	feed      *feed
 	dataPlane *dataPlane
+	proxies   *proxies
+	// creds are the server's TLS credentials; nil in the insecure mode.
+	creds credentials.TransportCredentials
 	// stopping is closed when Run's context is done: every stream ends.
 	stopping chan struct{}
 
@@ -48,7 +52,9 @@ type options struct {
 }
 
 // WithListener makes Run serve on l instead of listening on
-// GATEWIRE_XDS_ADDRESS. Run closes l when it returns.
+// GATEWIRE_XDS_ADDRESS. l accepts plain TCP connections: the server does
+// TLS on them itself (unless GATEWIRE_XDS_INSECURE). Run closes l when it
+// returns.
 func WithListener(l net.Listener) Option {
 	return func(o *options) error {
 		if l == nil {
@@ -110,9 +116,16 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	if err != nil {
 		return nil, fmt.Errorf("xds: metrics: %w", err)
 	}
+	var creds credentials.TransportCredentials
+	if !cfg.Insecure {
+		if creds, err = serverCreds(cfg.TLS, log); err != nil {
+			return nil, err
+		}
+	}
 	dp := newDataPlane(b, log, replica, servedVersion(st))
 	return &Service{
-		cfg: cfg, log: log, store: st, metrics: m, dataPlane: dp, listener: o.listener,
+		cfg: cfg, log: log, store: st, metrics: m, dataPlane: dp, listener: o.listener, creds: creds,
+		proxies:  newProxies(b, log, replica),
 		stopping: make(chan struct{}),
 		feed:     newFeed(b, st, log, m, o.tracers.Tracer(tracerName), dp),
 	}, nil
@@ -148,10 +161,17 @@ func (s *Service) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { s.feed.run(ctx) })
 	wg.Go(func() { s.dataPlane.run(ctx) })
+	wg.Go(func() { s.proxies.run(ctx) })
 	wg.Go(func() { s.watchdog(ctx) })
 	served := make(chan error, 1)
 	go func() { served <- grpcServer.Serve(l) }()
-	s.log.Info("xds server listening", "address", l.Addr().String())
+	if s.creds == nil {
+		s.log.Warn("GATEWIRE_XDS_INSECURE=true: xDS is served in plaintext to any client, unauthenticated, every gateway's configuration and private keys included; for local development only",
+			"address", l.Addr().String())
+	} else {
+		s.log.Info("xds server listening", "address", l.Addr().String(), "tls", "mTLS 1.3, client certificate required",
+			"ca", s.cfg.CAFile, "trust_domain", s.cfg.trustDomain())
+	}
 
 	select {
 	case <-ctx.Done():
@@ -205,7 +225,7 @@ const (
 // (LDS, RDS, CDS, EDS, SDS), state-of-the-world and delta. Responses are
 // sent with [codec], which sends shared encoded bytes as they are.
 func (s *Service) grpcServer() *grpc.Server {
-	g := grpc.NewServer(
+	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(newCodec()),
 		grpc.MaxRecvMsgSize(s.cfg.MaxRequestBytes),
 		grpc.MaxConcurrentStreams(s.cfg.MaxConcurrentStreams),
@@ -222,7 +242,11 @@ func (s *Service) grpcServer() *grpc.Server {
 			PermitWithoutStream: true,
 		}),
 		grpc.StatsHandler(connLogger{log: s.log}),
-	)
+	}
+	if s.creds != nil {
+		opts = append(opts, grpc.Creds(s.creds))
+	}
+	g := grpc.NewServer(opts...)
 	s.register(g)
 	return g
 }

@@ -1,6 +1,8 @@
 package xds
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,11 +42,29 @@ type stream struct {
 // more (its extensions, build, locality), which is dropped.
 type nodeInfo struct {
 	id, cluster, userAgent string
-	proxyless              bool
+	// agentVersion is the node's user agent version, or its build
+	// version.
+	agentVersion string
+	proxyless    bool
 }
 
+// maxAgent bounds what a stream keeps of its node's user agent.
+const maxAgent = 200
+
 func newNodeInfo(n *core.Node) nodeInfo {
-	return nodeInfo{id: n.GetId(), cluster: n.GetCluster(), userAgent: n.GetUserAgentName(), proxyless: isProxyless(n)}
+	version := n.GetUserAgentVersion()
+	if version == "" {
+		if b := n.GetUserAgentBuildVersion().GetVersion(); b != nil {
+			version = fmt.Sprintf("%d.%d.%d", b.GetMajorNumber(), b.GetMinorNumber(), b.GetPatch())
+		}
+	}
+	return nodeInfo{id: n.GetId(), cluster: n.GetCluster(), userAgent: truncate(n.GetUserAgentName(), maxAgent),
+		agentVersion: truncate(version, maxAgent), proxyless: isProxyless(n)}
+}
+
+// agent is the user agent and its version: "envoy 1.36.2".
+func (n nodeInfo) agent() string {
+	return strings.TrimSpace(n.userAgent + " " + n.agentVersion)
 }
 
 // typeState is what a stream keeps of one type: what the client asked
@@ -65,9 +85,10 @@ type typeState struct {
 	// since the last response.
 	namesChanged bool
 	// held is the version a NACK rejected: it is not sent again.
-	held   string
-	acked  string
-	nacked *nackRecord
+	held    string
+	acked   string
+	ackedAt time.Time // when acked was acknowledged; zero for a version the client said it had
+	nacked  *nackRecord
 
 	// Delta: the client holds the resources of has (those it subscribes
 	// to), except for those in diff, which it holds at the version there
