@@ -27,7 +27,7 @@ import (
 // memory limit.
 type Memory struct {
 	Limit    string        `envconfig:"MEMORY_LIMIT" desc:"soft memory limit of the Go runtime, such as 200MiB (GOMEMLIMIT wins when set); empty: none"`
-	Trim     time.Duration `envconfig:"MEMORY_TRIM_INTERVAL" default:"30s" desc:"how often free heap pages are returned to the system (after the initial load, and then when at least GATEWIRE_MEMORY_TRIM_FREE are free); 0 turns trimming off"`
+	Trim     time.Duration `envconfig:"MEMORY_TRIM_INTERVAL" default:"10s" desc:"how often free heap pages are returned to the system (after the initial load, and then when at least GATEWIRE_MEMORY_TRIM_FREE are free); 0 turns trimming off"`
 	TrimFree string        `envconfig:"MEMORY_TRIM_FREE" default:"4MiB" desc:"free heap that makes a trim worth its collection"`
 }
 
