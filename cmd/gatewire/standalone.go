@@ -204,7 +204,8 @@ func serve(ctx context.Context, cfg *configs, buses map[string]*bus.Bus, tel *te
 		return err
 	}
 	go announce(ctx, buses["infra"], runners, xs, inf, cfg, stdout)
-	return service.Group(ctx, append(runners, admin.AdminRunner(log))...)
+	memory := cfg.base.Memory.Runner(service.AllReady(runners...), log)
+	return service.Group(ctx, append(runners, admin.AdminRunner(log), memory)...)
 }
 
 // startNATS starts the embedded server of conf (its users, see

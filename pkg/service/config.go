@@ -29,6 +29,7 @@ type Base struct {
 	AdminPprof   bool   `envconfig:"ADMIN_PPROF" default:"false" desc:"also serve /debug/pprof on the admin server (profiles and the command line: for debugging only)"`
 	LogLevel     string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat    string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
+	Memory
 }
 
 // Validate checks the values; errors name the variable.
@@ -40,6 +41,7 @@ func (b Base) Validate() error {
 		}
 	}
 	errs = append(errs, b.validateNATS()...)
+	errs = append(errs, b.Memory.Validate())
 	if b.NATSReplicas < 1 || b.NATSReplicas > 5 {
 		errs = append(errs, fmt.Errorf("%s_NATS_REPLICAS: %d: want 1 to 5", Prefix, b.NATSReplicas))
 	}

@@ -88,7 +88,7 @@ func run(ctx context.Context, name string, base Base, log *slog.Logger, build Bu
 	if err != nil {
 		return err
 	}
-	return Group(ctx, admin.runner(log), r)
+	return Group(ctx, admin.runner(log), base.Memory.Runner(r.Ready, log), r)
 }
 
 // Connect dials NATS as the service name (its natsauth role) with the

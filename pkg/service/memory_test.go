@@ -1,0 +1,65 @@
+package service
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestMemoryValidate(t *testing.T) {
+	for _, tc := range []struct {
+		m    Memory
+		want string
+	}{
+		{Memory{Limit: "lots", TrimFree: "4MiB"}, "GATEWIRE_MEMORY_LIMIT"},
+		{Memory{Limit: "200MiB", TrimFree: "-1"}, "GATEWIRE_MEMORY_TRIM_FREE"},
+		{Memory{Trim: -time.Second}, "GATEWIRE_MEMORY_TRIM_INTERVAL"},
+	} {
+		if err := tc.m.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one naming %s", tc.m, err, tc.want)
+		}
+	}
+	if err := (Memory{Limit: "1GiB", Trim: time.Minute, TrimFree: "512KiB"}).Validate(); err != nil {
+		t.Errorf("valid memory configuration: %v", err)
+	}
+	if n, _ := parseBytes("3MiB"); n != 3<<20 {
+		t.Errorf("3MiB = %d bytes", n)
+	}
+}
+
+var sink [][]byte
+
+// TestMemoryTrimAfterReady leaves 64 MiB of garbage behind, as an initial
+// load does, and checks that the runner returns it once the service is ready.
+func TestMemoryTrimAfterReady(t *testing.T) {
+	for range 64 {
+		sink = append(sink, make([]byte, 1<<20))
+	}
+	sink = nil
+	runtime.GC()
+	if free := heapFree(); free < 32<<20 {
+		t.Logf("only %d bytes free before the trim (the scavenger was quick)", free)
+	}
+	var ready atomic.Bool
+	ctx, cancel := context.WithCancel(context.Background())
+	m := Memory{Trim: time.Hour, TrimFree: "4MiB"}
+	done := make(chan error, 1)
+	go func() { done <- m.Runner(ready.Load, slog.New(slog.NewTextHandler(io.Discard, nil))).Run(ctx) }()
+	ready.Store(true)
+	deadline := time.Now().Add(5 * time.Second)
+	for heapFree() > 16<<20 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes of heap still free 5s after ready", heapFree())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
