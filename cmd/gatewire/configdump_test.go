@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/manifest"
 	"github.com/gatewire/gatewire/pkg/xdsbucket/xdsbuckettest"
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
@@ -28,7 +29,7 @@ func publishTranslation(t *testing.T, b *bus.Bus, path string) {
 	}
 	idx := resources.NewIndex()
 	for _, o := range objects {
-		if _, err := idx.Apply(resource(o)); err != nil {
+		if _, err := idx.Apply(manifest.Resource(o)); err != nil {
 			t.Fatal(err)
 		}
 	}

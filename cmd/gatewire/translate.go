@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gatewire/gatewire/pkg/manifest"
+	"github.com/gatewire/gatewire/pkg/manifest/validate"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
-	"github.com/gatewire/gatewire/services/provider/manifest"
-	"github.com/gatewire/gatewire/services/provider/validate"
 	"github.com/gatewire/gatewire/services/translator"
 	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 	"github.com/gatewire/gatewire/services/translator/resources"
@@ -111,7 +111,7 @@ func translate(ctx context.Context, opts translateOptions, stdin io.Reader, stdo
 	}
 	idx := resources.NewIndex()
 	for _, o := range objects {
-		if _, err := idx.Apply(resource(o)); err != nil {
+		if _, err := idx.Apply(manifest.Resource(o)); err != nil {
 			return fmt.Errorf("%s:%d: %w", o.Path, o.Line, err)
 		}
 	}

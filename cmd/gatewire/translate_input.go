@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -10,8 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
-	"github.com/gatewire/gatewire/services/provider/manifest"
+	"github.com/gatewire/gatewire/pkg/manifest"
 )
 
 // stdinPath names the standard input as -f; stdinName names it in messages.
@@ -32,6 +30,9 @@ func (in *inputs) Set(v string) error {
 	*in = append(*in, v)
 	return nil
 }
+
+// maxInputBytes is the size limit of one input: manifest.DefaultMaxBytes.
+const maxInputBytes = 0
 
 // manifestExtensions are the file extensions read in a folder, as the file
 // provider reads them.
@@ -102,47 +103,12 @@ func readInputs(paths []string, stdin io.Reader) ([]manifest.Object, []manifest.
 			objects, problems = append(objects, objs...), append(problems, probs...)
 		}
 	}
-	return objects, append(problems, duplicates(objects)...)
+	return objects, append(problems, manifest.Duplicates(objects)...)
 }
 
 func readFile(path string, stdin io.Reader) ([]byte, error) {
 	if path == stdinPath {
-		return io.ReadAll(stdin)
+		return manifest.ReadAll(stdin, stdinName, maxInputBytes)
 	}
-	return os.ReadFile(path)
-}
-
-// duplicates returns a problem for every object defined again after its
-// first definition.
-func duplicates(objects []manifest.Object) []manifest.Problem {
-	first := map[string]manifest.Object{}
-	var out []manifest.Problem
-	for _, o := range objects {
-		key := o.Kind.Kind + "/" + o.Namespace + "/" + o.Name
-		if f, dup := first[key]; dup {
-			out = append(out, manifest.Problem{Path: o.Path, Line: o.Line,
-				Message: fmt.Sprintf("%s %s is already defined at %s:%d", o.Kind.Kind, objectName(o), f.Path, f.Line)})
-			continue
-		}
-		first[key] = o
-	}
-	return out
-}
-
-// objectName is "<namespace>/<name>", or "<name>" for cluster-scoped objects.
-func objectName(o manifest.Object) string {
-	if o.Namespace == "" {
-		return o.Name
-	}
-	return o.Namespace + "/" + o.Name
-}
-
-// resource is the Resource the file provider would publish for o, at
-// generation 1 (a newly created object). Its uid is in the object.
-func resource(o manifest.Object) *busv1.Resource {
-	return &busv1.Resource{
-		Group: o.Kind.Group, Version: o.Kind.Version, Kind: o.Kind.Kind,
-		Namespace: o.Namespace, Name: o.Name, Generation: 1, ResourceVersion: "1",
-		Object: o.JSON, Origin: fmt.Sprintf("file:%s:%d", o.Path, o.Line),
-	}
+	return manifest.ReadFile(path, maxInputBytes)
 }

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gatewire/gatewire/services/translator/gatewayapi"
-	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden .out.yaml files from the current output")
@@ -58,7 +58,7 @@ func renderCase(t *testing.T, file string) []byte {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	idx, err := resources.LoadYAML(f, file)
+	idx, err := resourcestest.LoadAll(f, file)
 	if err != nil {
 		t.Fatal(err)
 	}

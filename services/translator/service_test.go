@@ -15,7 +15,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
-	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/pkg/manifest"
 )
 
 const serviceCase = "testdata/httproute/simple.in.yaml"
@@ -212,7 +212,7 @@ func putYAML(t *testing.T, b *bus.Bus, file string) {
 
 func putYAMLString(t *testing.T, b *bus.Bus, y string) {
 	t.Helper()
-	rs, err := resources.DecodeYAML(strings.NewReader(y), "test")
+	rs, err := manifest.ReadResources(strings.NewReader(y), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
