@@ -169,8 +169,8 @@ func parallel(n int, fn func(i int)) {
 type decoder struct {
 	path        string
 	keepRefused bool
-	objects  []Object
-	problems []Problem
+	objects     []Object
+	problems    []Problem
 }
 
 func (d *decoder) problem(line int, format string, args ...any) {
