@@ -23,7 +23,7 @@ import (
 // translator does.
 func publishTranslation(t *testing.T, b *bus.Bus, path string) {
 	t.Helper()
-	objects, problems := readInputs([]string{path}, nil)
+	objects, problems := readInputs([]string{path}, nil, nil, nil)
 	if len(problems) > 0 {
 		t.Fatal(problemsError(problems))
 	}

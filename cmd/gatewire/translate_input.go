@@ -6,8 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gatewire/gatewire/pkg/manifest"
 )
@@ -74,36 +77,69 @@ func expand(path string) ([]string, error) {
 // readInputs reads and decodes every input (stdin once at most) and returns
 // the objects in input order, or every problem found: files that cannot be
 // read, documents that do not decode or that the API server would refuse,
-// and objects defined twice.
-func readInputs(paths []string, stdin io.Reader) ([]manifest.Object, []manifest.Problem) {
-	var objects []manifest.Object
+// and objects defined twice. Files are read and decoded on up to GOMAXPROCS
+// goroutines; done, when not nil, counts the files finished, and total is
+// set to the number of files once they are listed.
+func readInputs(paths []string, stdin io.Reader, done, total *atomic.Int64) ([]manifest.Object, []manifest.Problem) {
+	var files []string
 	var problems []manifest.Problem
 	readStdin := false
 	for _, p := range paths {
-		files, err := expand(p)
+		expanded, err := expand(p)
 		if err != nil {
 			problems = append(problems, manifest.Problem{Path: p, Message: err.Error()})
 			continue
 		}
-		for _, f := range files {
+		for _, f := range expanded {
 			if f == stdinPath && readStdin {
 				continue
 			}
 			readStdin = readStdin || f == stdinPath
-			data, err := readFile(f, stdin)
-			if err != nil {
-				problems = append(problems, manifest.Problem{Path: f, Message: err.Error()})
-				continue
-			}
-			name := f
-			if f == stdinPath {
-				name = stdinName
-			}
-			objs, probs := manifest.Decode(name, data)
-			objects, problems = append(objects, objs...), append(problems, probs...)
+			files = append(files, f)
 		}
 	}
+	if total != nil {
+		total.Store(int64(len(files)))
+	}
+	results := make([]decoded, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(len(files), runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
+				results[i] = decodeInput(files[i], stdin)
+				if done != nil {
+					done.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var objects []manifest.Object
+	for _, r := range results {
+		objects, problems = append(objects, r.objects...), append(problems, r.problems...)
+	}
 	return objects, append(problems, manifest.Duplicates(objects)...)
+}
+
+// decoded is what one input file holds.
+type decoded struct {
+	objects  []manifest.Object
+	problems []manifest.Problem
+}
+
+// decodeInput reads and decodes one file, or the standard input.
+func decodeInput(f string, stdin io.Reader) decoded {
+	data, err := readFile(f, stdin)
+	if err != nil {
+		return decoded{problems: []manifest.Problem{{Path: f, Message: err.Error()}}}
+	}
+	name := f
+	if f == stdinPath {
+		name = stdinName
+	}
+	objs, probs := manifest.Decode(name, data)
+	return decoded{objects: objs, problems: probs}
 }
 
 func readFile(path string, stdin io.Reader) ([]byte, error) {
