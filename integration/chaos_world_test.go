@@ -15,7 +15,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	"github.com/gatewire/gatewire/services/translator"
-	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
 )
 
 // world is the folder of manifests the chaos test changes: gateways
@@ -200,7 +200,7 @@ func (w *world) expected(t *testing.T) map[string]map[string]map[string]proto.Me
 	for _, name := range names {
 		all.WriteString("---\n" + w.files[name])
 	}
-	idx, err := resources.LoadYAML(strings.NewReader(all.String()), "chaos")
+	idx, err := resourcestest.Load(strings.NewReader(all.String()), "chaos")
 	if err != nil {
 		t.Fatalf("offline translation: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/manifest"
 	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/pkg/xdsbucket/xdsbuckettest"
 	"github.com/gatewire/gatewire/services/translator/resources"
@@ -23,13 +24,13 @@ import (
 // translator does.
 func publishTranslation(t *testing.T, b *bus.Bus, path string) {
 	t.Helper()
-	objects, problems := readInputs([]string{path}, nil)
+	objects, problems := readInputs([]string{path}, nil, nil, nil)
 	if len(problems) > 0 {
 		t.Fatal(problemsError(problems))
 	}
 	idx := resources.NewIndex()
 	for _, o := range objects {
-		if _, err := idx.Apply(resource(o)); err != nil {
+		if _, err := idx.Apply(manifest.Resource(o)); err != nil {
 			t.Fatal(err)
 		}
 	}

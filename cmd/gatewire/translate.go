@@ -10,12 +10,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/gatewire/gatewire/pkg/manifest"
+	"github.com/gatewire/gatewire/pkg/manifest/validate"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
-	"github.com/gatewire/gatewire/services/provider/manifest"
-	"github.com/gatewire/gatewire/services/provider/validate"
 	"github.com/gatewire/gatewire/services/translator"
 	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 	"github.com/gatewire/gatewire/services/translator/resources"
@@ -29,6 +30,9 @@ type translateOptions struct {
 	// format is yaml or json.
 	format  string
 	verbose bool
+	// progress prints a line of progress every few seconds on the standard
+	// error while the input is read.
+	progress bool
 }
 
 var (
@@ -56,6 +60,7 @@ func parseTranslateFlags(args []string, stderr io.Writer) (translateOptions, err
 	fs.StringVar(&opts.output, "output", "status", "what to print: status, ir or xds")
 	fs.StringVar(&opts.format, "o", "yaml", "output format: yaml or json")
 	fs.BoolVar(&opts.verbose, "v", false, "print what each step took on the standard error")
+	fs.BoolVar(&opts.progress, "progress", isTerminal(stderr), "print a line every few seconds on the standard error while the input is read (the default when it is a terminal)")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
@@ -72,7 +77,7 @@ func parseTranslateFlags(args []string, stderr io.Writer) (translateOptions, err
 	return opts, nil
 }
 
-const translateUsage = `Usage: gatewire translate -f FILE [-f FILE...] [-output status|ir|xds] [-o yaml|json] [-v]
+const translateUsage = `Usage: gatewire translate -f FILE [-f FILE...] [-output status|ir|xds] [-o yaml|json] [-v] [-progress]
 
 Translates Gateway API manifests offline, as the translator service would,
 and prints the result on the standard output:
@@ -103,7 +108,10 @@ type translated struct {
 
 func translate(ctx context.Context, opts translateOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 	step := stepTimer(opts.verbose, stderr)
-	objects, problems := readInputs(opts.inputs, stdin)
+	var done, total atomic.Int64
+	stop := startProgress(opts.progress, stderr, &done, &total)
+	objects, problems := readInputs(opts.inputs, stdin, &done, &total)
+	stop()
 	step("read and validate", fmt.Sprintf("%d objects; validation schemas compiled in %v, once",
 		len(objects), validate.CompileTime().Round(time.Millisecond)))
 	if len(problems) > 0 {
@@ -111,7 +119,7 @@ func translate(ctx context.Context, opts translateOptions, stdin io.Reader, stdo
 	}
 	idx := resources.NewIndex()
 	for _, o := range objects {
-		if _, err := idx.Apply(resource(o)); err != nil {
+		if _, err := idx.Apply(manifest.Resource(o)); err != nil {
 			return fmt.Errorf("%s:%d: %w", o.Path, o.Line, err)
 		}
 	}

@@ -2,16 +2,17 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
-	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
-	"github.com/gatewire/gatewire/services/provider/manifest"
+	"github.com/gatewire/gatewire/pkg/manifest"
 )
 
 // stdinPath names the standard input as -f; stdinName names it in messages.
@@ -32,6 +33,9 @@ func (in *inputs) Set(v string) error {
 	*in = append(*in, v)
 	return nil
 }
+
+// maxInputBytes is the size limit of one input: manifest.DefaultMaxBytes.
+const maxInputBytes = 0
 
 // manifestExtensions are the file extensions read in a folder, as the file
 // provider reads them.
@@ -73,76 +77,74 @@ func expand(path string) ([]string, error) {
 // readInputs reads and decodes every input (stdin once at most) and returns
 // the objects in input order, or every problem found: files that cannot be
 // read, documents that do not decode or that the API server would refuse,
-// and objects defined twice.
-func readInputs(paths []string, stdin io.Reader) ([]manifest.Object, []manifest.Problem) {
-	var objects []manifest.Object
+// and objects defined twice. Files are read and decoded on up to GOMAXPROCS
+// goroutines; done, when not nil, counts the files finished, and total is
+// set to the number of files once they are listed.
+func readInputs(paths []string, stdin io.Reader, done, total *atomic.Int64) ([]manifest.Object, []manifest.Problem) {
+	var files []string
 	var problems []manifest.Problem
 	readStdin := false
 	for _, p := range paths {
-		files, err := expand(p)
+		expanded, err := expand(p)
 		if err != nil {
 			problems = append(problems, manifest.Problem{Path: p, Message: err.Error()})
 			continue
 		}
-		for _, f := range files {
+		for _, f := range expanded {
 			if f == stdinPath && readStdin {
 				continue
 			}
 			readStdin = readStdin || f == stdinPath
-			data, err := readFile(f, stdin)
-			if err != nil {
-				problems = append(problems, manifest.Problem{Path: f, Message: err.Error()})
-				continue
-			}
-			name := f
-			if f == stdinPath {
-				name = stdinName
-			}
-			objs, probs := manifest.Decode(name, data)
-			objects, problems = append(objects, objs...), append(problems, probs...)
+			files = append(files, f)
 		}
 	}
-	return objects, append(problems, duplicates(objects)...)
+	if total != nil {
+		total.Store(int64(len(files)))
+	}
+	results := make([]decoded, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(len(files), runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
+				results[i] = decodeInput(files[i], stdin)
+				if done != nil {
+					done.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var objects []manifest.Object
+	for _, r := range results {
+		objects, problems = append(objects, r.objects...), append(problems, r.problems...)
+	}
+	return objects, append(problems, manifest.Duplicates(objects)...)
+}
+
+// decoded is what one input file holds.
+type decoded struct {
+	objects  []manifest.Object
+	problems []manifest.Problem
+}
+
+// decodeInput reads and decodes one file, or the standard input.
+func decodeInput(f string, stdin io.Reader) decoded {
+	data, err := readFile(f, stdin)
+	if err != nil {
+		return decoded{problems: []manifest.Problem{{Path: f, Message: err.Error()}}}
+	}
+	name := f
+	if f == stdinPath {
+		name = stdinName
+	}
+	objs, probs := manifest.Decode(name, data)
+	return decoded{objects: objs, problems: probs}
 }
 
 func readFile(path string, stdin io.Reader) ([]byte, error) {
 	if path == stdinPath {
-		return io.ReadAll(stdin)
+		return manifest.ReadAll(stdin, stdinName, maxInputBytes)
 	}
-	return os.ReadFile(path)
-}
-
-// duplicates returns a problem for every object defined again after its
-// first definition.
-func duplicates(objects []manifest.Object) []manifest.Problem {
-	first := map[string]manifest.Object{}
-	var out []manifest.Problem
-	for _, o := range objects {
-		key := o.Kind.Kind + "/" + o.Namespace + "/" + o.Name
-		if f, dup := first[key]; dup {
-			out = append(out, manifest.Problem{Path: o.Path, Line: o.Line,
-				Message: fmt.Sprintf("%s %s is already defined at %s:%d", o.Kind.Kind, objectName(o), f.Path, f.Line)})
-			continue
-		}
-		first[key] = o
-	}
-	return out
-}
-
-// objectName is "<namespace>/<name>", or "<name>" for cluster-scoped objects.
-func objectName(o manifest.Object) string {
-	if o.Namespace == "" {
-		return o.Name
-	}
-	return o.Namespace + "/" + o.Name
-}
-
-// resource is the Resource the file provider would publish for o, at
-// generation 1 (a newly created object). Its uid is in the object.
-func resource(o manifest.Object) *busv1.Resource {
-	return &busv1.Resource{
-		Group: o.Kind.Group, Version: o.Kind.Version, Kind: o.Kind.Kind,
-		Namespace: o.Namespace, Name: o.Name, Generation: 1, ResourceVersion: "1",
-		Object: o.JSON, Origin: fmt.Sprintf("file:%s:%d", o.Path, o.Line),
-	}
+	return manifest.ReadFile(path, maxInputBytes)
 }

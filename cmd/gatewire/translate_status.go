@@ -8,8 +8,8 @@ import (
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/gatewire/gatewire/pkg/manifest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
-	"github.com/gatewire/gatewire/services/provider/manifest"
 	"github.com/gatewire/gatewire/services/provider/status"
 	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 )

@@ -17,9 +17,9 @@ import (
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
 	"github.com/gatewire/gatewire/pkg/certs"
 	"github.com/gatewire/gatewire/pkg/certs/certstest"
+	"github.com/gatewire/gatewire/pkg/manifest"
 	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/translator"
-	"github.com/gatewire/gatewire/services/translator/resources"
 	"github.com/gatewire/gatewire/services/xds"
 )
 
@@ -117,7 +117,7 @@ func run(t *testing.T, name string, fn func(context.Context) error) {
 // bucket, as the provider would.
 func (g *gatewire) apply(t *testing.T, yaml string) {
 	t.Helper()
-	rs, err := resources.DecodeYAML(strings.NewReader(yaml), "test")
+	rs, err := manifest.ReadResources(strings.NewReader(yaml), "test")
 	if err != nil {
 		t.Fatal(err)
 	}

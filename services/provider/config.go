@@ -17,6 +17,8 @@ type Config struct {
 	// Dir is relative to the working directory; the default suits running
 	// from a checkout of the repository.
 	Dir string `envconfig:"PROVIDER_DIR" default:"examples/quickstart" desc:"file mode: the folder of YAML/JSON manifests to publish, subfolders included"`
+	// MaxFileBytes is checked before a file is read.
+	MaxFileBytes int64 `envconfig:"PROVIDER_MAX_FILE_BYTES" default:"4194304" desc:"file mode: the largest manifest file read, in bytes; a larger file is refused as a problem naming it, and its last good content kept"`
 
 	Namespaces     []string      `envconfig:"PROVIDER_NAMESPACES" default:"" desc:"kubernetes mode: comma-separated namespaces to watch; empty for all"`
 	ControllerName string        `envconfig:"PROVIDER_CONTROLLER_NAME" default:"gatewire.dev/gatewayclass-controller" desc:"kubernetes mode: the spec.controllerName of the GatewayClasses to publish, and the controllerName of the route status entries this provider owns"`
@@ -41,6 +43,9 @@ func (c Config) Validate() error {
 		}
 		if !st.IsDir() {
 			return fmt.Errorf("GATEWIRE_PROVIDER_DIR: %s is not a folder", c.Dir)
+		}
+		if c.MaxFileBytes < 0 {
+			return fmt.Errorf("GATEWIRE_PROVIDER_MAX_FILE_BYTES: %d is not a positive number of bytes (0 is the default, 4 MiB)", c.MaxFileBytes)
 		}
 	case ModeKubernetes:
 		return c.validateKubernetes()

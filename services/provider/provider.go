@@ -31,9 +31,9 @@ import (
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/manifest"
 	"github.com/gatewire/gatewire/services/provider/file"
 	"github.com/gatewire/gatewire/services/provider/kube"
-	"github.com/gatewire/gatewire/services/provider/manifest"
 	"github.com/gatewire/gatewire/services/provider/status"
 )
 
@@ -78,7 +78,11 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger) (*Service, error) {
 	if cfg.Mode == ModeKubernetes {
 		return newKubernetes(cfg, b, log.With("mode", ModeKubernetes))
 	}
-	files, err := file.New(cfg.Dir, b, log.With("mode", ModeFile))
+	var opts []file.Option
+	if cfg.MaxFileBytes > 0 {
+		opts = append(opts, file.WithMaxFileBytes(cfg.MaxFileBytes))
+	}
+	files, err := file.New(cfg.Dir, b, log.With("mode", ModeFile), opts...)
 	if err != nil {
 		return nil, err
 	}

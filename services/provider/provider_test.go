@@ -63,7 +63,7 @@ func TestConfigDefaultsAndEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := kubernetes()
-	want.Mode, want.Dir, want.LeaseNamespace = "file", "examples/quickstart", ""
+	want.Mode, want.Dir, want.LeaseNamespace, want.MaxFileBytes = "file", "examples/quickstart", "", 4<<20
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", cfg, want)
 	}

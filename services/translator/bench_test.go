@@ -9,7 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
+	"github.com/gatewire/gatewire/pkg/manifest"
 	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
 )
 
 // BenchmarkTranslate measures the offline translation of one gateway (index
@@ -37,7 +39,7 @@ func BenchmarkTranslate(b *testing.B) {
 // HTTPRoutes with their Services and EndpointSlices.
 func benchIndex(tb testing.TB, routes int) *resources.Index {
 	tb.Helper()
-	idx, err := resources.LoadYAML(strings.NewReader(gatewaytest.ManyRoutes(routes)), "bench")
+	idx, err := resourcestest.Load(strings.NewReader(gatewaytest.ManyRoutes(routes)), "bench")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func BenchmarkRouteEdit(b *testing.B) {
 			edits := make([]*busv1.Resource, 2)
 			for k := range edits {
 				y := strings.Replace(gatewaytest.TenantRoute("bench", "eg", n/2), fmt.Sprintf("value: route-%d}", n/2), fmt.Sprintf("value: edit-%d}", k), 1)
-				rs, err := resources.DecodeYAML(strings.NewReader(y), "edit")
+				rs, err := manifest.ReadResources(strings.NewReader(y), "edit")
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -13,6 +13,7 @@ import (
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
 )
 
 // shuffles is how many orders of its objects each golden input is
@@ -35,7 +36,7 @@ func TestTranslationIgnoresInputOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			objects, err := resources.DecodeYAML(f, in)
+			objects, err := resourcestest.DecodeAll(f, in)
 			if err != nil {
 				t.Fatal(err)
 			}

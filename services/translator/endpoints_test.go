@@ -14,7 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
+	"github.com/gatewire/gatewire/pkg/manifest"
 	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
 )
 
 // Following an EndpointSlice change incrementally (the translator reuses
@@ -112,7 +114,7 @@ func decodeFile(t testing.TB, file string) []*busv1.Resource {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := resources.DecodeYAML(strings.NewReader(string(data)), file)
+	rs, err := resourcestest.DecodeAll(strings.NewReader(string(data)), file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +158,7 @@ func applySlice(t testing.TB, idx *resources.Index, r *busv1.Resource, round int
 func endpointChange(tb testing.TB, routes int) (*resources.Index, types.NamespacedName, *busv1.Resource) {
 	tb.Helper()
 	idx := benchIndex(tb, routes)
-	rs, err := resources.DecodeYAML(strings.NewReader(gatewaytest.TenantBackends("bench", 0)), "bench")
+	rs, err := manifest.ReadResources(strings.NewReader(gatewaytest.TenantBackends("bench", 0)), "bench")
 	if err != nil {
 		tb.Fatal(err)
 	}

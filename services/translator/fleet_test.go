@@ -19,7 +19,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
-	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/pkg/manifest"
 )
 
 // fleet returns the objects of a fleet of gateways fleet/gw-<g>, each
@@ -79,7 +79,7 @@ func fleetSliceResource(tb testing.TB, g, i, last int) *busv1.Resource {
 
 func decodeFleet(tb testing.TB, y string) []*busv1.Resource {
 	tb.Helper()
-	rs, err := resources.DecodeYAML(strings.NewReader(y), "fleet")
+	rs, err := manifest.ReadResources(strings.NewReader(y), "fleet")
 	if err != nil {
 		tb.Fatal(err)
 	}

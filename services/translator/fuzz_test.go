@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
 
+	"github.com/gatewire/gatewire/pkg/manifest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
@@ -38,7 +39,7 @@ func FuzzTranslate(f *testing.F) {
 		if len(doc) > 1<<16 {
 			return
 		}
-		objects, err := resources.DecodeYAML(bytes.NewReader(doc), "fuzz")
+		objects, err := manifest.ReadResources(bytes.NewReader(doc), "fuzz")
 		if err != nil {
 			return
 		}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/translator/gatewayapi"
-	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
 )
 
 // TestGolden translates every testdata/<kind>/<case>.in.yaml and compares
@@ -43,7 +43,7 @@ func renderCase(t *testing.T, file string) []byte {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	idx, err := resources.LoadYAML(f, file)
+	idx, err := resourcestest.LoadAll(f, file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
 )
 
 // changesPerCase is how many random changes each golden input goes through.
@@ -179,7 +180,7 @@ spec:
 // gateway a patch can follow: random changes of its routes, Services and
 // EndpointSlices, most of them patches.
 func TestPatchEqualsFull(t *testing.T) {
-	objects, err := resources.DecodeYAML(strings.NewReader(patchInput()), "patch")
+	objects, err := resourcestest.DecodeAll(strings.NewReader(patchInput()), "patch")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
-	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/pkg/manifest"
 )
 
 // TestMetricsAndPublishedTime changes a route with a publication time and
@@ -26,7 +26,7 @@ func TestMetricsAndPublishedTime(t *testing.T) {
 	s, _ := startService(t, b)
 	waitReady(t, s)
 
-	rs, err := resources.DecodeYAML(strings.NewReader(strings.Replace(routeYAML, "value: /", "value: /v2", 1)), "test")
+	rs, err := manifest.ReadResources(strings.NewReader(strings.Replace(routeYAML, "value: /", "value: /v2", 1)), "test")
 	if err != nil {
 		t.Fatal(err)
 	}

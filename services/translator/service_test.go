@@ -16,8 +16,8 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/manifest"
 	"github.com/gatewire/gatewire/pkg/testkit"
-	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
 const serviceCase = "testdata/httproute/simple.in.yaml"
@@ -208,7 +208,7 @@ func putYAML(t *testing.T, b *bus.Bus, file string) {
 
 func putYAMLString(t *testing.T, b *bus.Bus, y string) {
 	t.Helper()
-	rs, err := resources.DecodeYAML(strings.NewReader(y), "test")
+	rs, err := manifest.ReadResources(strings.NewReader(y), "test")
 	if err != nil {
 		t.Fatal(err)
 	}

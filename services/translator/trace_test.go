@@ -12,8 +12,8 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/manifest"
 	"github.com/gatewire/gatewire/pkg/testkit"
-	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
 // The translation a change causes is part of the change's trace.
@@ -34,7 +34,7 @@ func TestTranslationJoinsTheTraceOfTheChange(t *testing.T) {
 	waitReady(t, s)
 
 	changeCtx, change := tp.Tracer("test").Start(context.Background(), "change route")
-	rs, err := resources.DecodeYAML(strings.NewReader(routeYAML), "test")
+	rs, err := manifest.ReadResources(strings.NewReader(routeYAML), "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/manifest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
-	"github.com/gatewire/gatewire/services/provider/manifest"
 )
 
 const gatewayDoc = `apiVersion: gateway.networking.k8s.io/v1
@@ -145,7 +146,9 @@ func TestObjectRemovedFromFileIsDeleted(t *testing.T) {
 	}
 
 	e.write("all.yaml", gatewayDoc)
-	e.eventually(contract, "the route key is deleted", func() bool { r, _ := e.get(routeKey); return r == nil })
+	// A file that loses objects must keep its content for a second first
+	// (it could be caught mid-write).
+	e.eventually(contract+time.Second, "the route key is deleted", func() bool { r, _ := e.get(routeKey); return r == nil })
 	if g, _ := e.get(gatewayKey); g == nil {
 		t.Error("the Gateway left in the file was deleted")
 	}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"time"
 
-	"github.com/gatewire/gatewire/services/provider/manifest"
+	"github.com/gatewire/gatewire/pkg/manifest"
 )
 
 // Deadlines of the file provider's SYNCING marks: how long the translator

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gatewire/gatewire/pkg/bus"
-	"github.com/gatewire/gatewire/services/provider/manifest"
+	"github.com/gatewire/gatewire/pkg/manifest"
 )
 
 // merge returns the objects the folder defines, by resources bucket key, from
@@ -25,17 +25,9 @@ func (f *folder) merge() (map[string]manifest.Object, []manifest.Problem) {
 			conflicts = append(conflicts, manifest.Problem{
 				Path: o.Path, Line: o.Line,
 				Message: fmt.Sprintf("%s %s is also defined at %s:%d, which wins (the first file in path order); this one is ignored",
-					o.Kind.Kind, objectName(o), first.Path, first.Line),
+					o.Kind.Kind, o.QualifiedName(), first.Path, first.Line),
 			})
 		}
 	}
 	return want, conflicts
-}
-
-// objectName is "<namespace>/<name>", or "<name>" for cluster-scoped objects.
-func objectName(o manifest.Object) string {
-	if o.Namespace == "" {
-		return o.Name
-	}
-	return o.Namespace + "/" + o.Name
 }

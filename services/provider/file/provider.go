@@ -1,56 +1,3 @@
-// Package file is the file mode of the provider: it publishes the Kubernetes
-// objects of a folder of manifests to the resources bucket, and keeps the
-// bucket equal to the folder as files are added, edited, renamed and removed.
-//
-// # What is read
-//
-// Every file ending in .yaml, .yml or .json under the folder and its
-// subfolders, except names starting with "." (editor swap files; the hidden
-// "..data" folder of a Kubernetes ConfigMap volume, whose files are read
-// through the links beside it). Each file is decoded by package manifest:
-// multi-document YAML of the kinds manifest.Kinds lists, strictly checked,
-// and checked as the Kubernetes API server would check it on create (package
-// validate, whose schemas Run compiles in the background from the start).
-//
-// # What is published
-//
-// One busv1.Resource per object under bus.ResourceKey(kind, namespace, name),
-// with origin "file:<path>:<line>" (the path as the folder was given, joined
-// with the file's place in it; the line where the object's document starts).
-// Objects are normalized as manifest.Decode describes: files carry no uid, so
-// the uid is derived from kind, namespace and name, and creationTimestamp is
-// the Unix epoch unless the file sets it. generation starts at 1 and goes up
-// by one each time the object outside metadata changes (the way Kubernetes
-// counts for custom resources); resourceVersion is a hash of the object and
-// its generation. Both are read back from the bucket on start, so an
-// unchanged folder rewrites nothing and generations survive restarts.
-//
-// Only objects that changed are written; objects that disappear from a file,
-// or whose file is removed, are deleted. When two documents define the same
-// object, the first by path (byte-wise order of the full path; then document
-// order) wins, and the other is logged and listed by Problems, naming both.
-//
-// # Problems
-//
-// A file that cannot be read or decoded keeps its last good content on the
-// bus (nothing if it never had any), and nothing else is disturbed. Each
-// problem is logged once per content of the file, at level error with the
-// keys path, line and error, and listed by Problems until the file is fixed.
-// A folder that cannot be read at all (a volume briefly away) changes nothing
-// on the bus; the provider retries until it is back.
-//
-// # Resync and timing
-//
-// On start, and after any bus error, the provider reads the resources bucket
-// and deletes the keys whose origin starts with "file:" that the folder does
-// not hold; keys of other origins (the Kubernetes mode sharing the bucket)
-// are never deleted, but a file object with the same key overwrites them. One
-// file provider per installation: two would delete each other's keys.
-// File system events are gathered for 50ms after the last one (at most 250ms
-// in all) and then the whole folder is scanned again, which handles editors
-// that write in bursts, rename into place or delete and recreate, and
-// ConfigMap volumes that swap a link: a change reaches the bus well within a
-// second. Files whose content did not change are not decoded again.
 package file
 
 import (
@@ -72,19 +19,26 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/gatewire/gatewire/pkg/bus"
-	"github.com/gatewire/gatewire/services/provider/manifest"
+	"github.com/gatewire/gatewire/pkg/manifest"
+	"github.com/gatewire/gatewire/pkg/manifest/validate"
 	"github.com/gatewire/gatewire/services/provider/syncmark"
-	"github.com/gatewire/gatewire/services/provider/validate"
 )
 
 // tracer is the provider's tracer, from the global TracerProvider.
 var tracer = otel.Tracer("github.com/gatewire/gatewire/services/provider/file")
 
 const (
-	// settleDelay is how long the folder must be quiet before it is scanned.
-	settleDelay = 50 * time.Millisecond
+	// settleDelay is how long the folder must be quiet before it is scanned:
+	// the events of one write (truncate, write, close, chmod) come within
+	// microseconds of each other, and a route edit should reach Envoy in
+	// milliseconds.
+	settleDelay = 5 * time.Millisecond
 	// maxSettleDelay bounds the wait for a quiet folder during a long burst.
-	maxSettleDelay = 250 * time.Millisecond
+	maxSettleDelay = 100 * time.Millisecond
+	// suspectDelay is how long a file that lost objects (emptied,
+	// truncated, or shorter) must keep its content before those objects are
+	// deleted; see folder.holds.
+	suspectDelay = time.Second
 	// minRetry and maxRetry bound the delay before a failed sync is retried.
 	minRetry = 250 * time.Millisecond
 	maxRetry = 5 * time.Second
@@ -97,14 +51,31 @@ type Provider struct {
 	bus *bus.Bus
 	log *slog.Logger
 
+	maxBytes int64
+
 	ready    atomic.Bool
 	mu       sync.Mutex
 	problems []manifest.Problem
 }
 
+// Option changes a Provider.
+type Option func(*Provider) error
+
+// WithMaxFileBytes sets the size limit of one file; n must be positive. The
+// default is manifest.DefaultMaxBytes.
+func WithMaxFileBytes(n int64) Option {
+	return func(p *Provider) error {
+		if n <= 0 {
+			return fmt.Errorf("file provider: file size limit %d is not positive", n)
+		}
+		p.maxBytes = n
+		return nil
+	}
+}
+
 // New returns a Provider for the folder dir. It fails when dir is not a
 // folder. A nil log discards.
-func New(dir string, b *bus.Bus, log *slog.Logger) (*Provider, error) {
+func New(dir string, b *bus.Bus, log *slog.Logger, opts ...Option) (*Provider, error) {
 	if b == nil {
 		return nil, errors.New("file provider: no bus")
 	}
@@ -118,7 +89,13 @@ func New(dir string, b *bus.Bus, log *slog.Logger) (*Provider, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Provider{dir: dir, bus: b, log: log}, nil
+	p := &Provider{dir: dir, bus: b, log: log, maxBytes: manifest.DefaultMaxBytes}
+	for _, opt := range opts {
+		if err := opt(p); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // Ready reports whether the folder has been published once in full.
@@ -147,12 +124,13 @@ func (p *Provider) Run(ctx context.Context) error {
 	r := &runner{
 		Provider: p,
 		watcher:  w,
-		folder:   newFolder(p.dir, p.log),
+		folder:   newFolder(p.dir, p.log, p.maxBytes),
 		pub:      publisher{bus: p.bus, log: p.log},
 		marks:    syncmark.New(p.bus, "file"),
 		reported: map[string]bool{},
 		retry:    minRetry,
 	}
+	defer r.pub.stop()
 	return r.loop(ctx)
 }
 
@@ -208,32 +186,63 @@ func (r *runner) loop(ctx context.Context) error {
 			// Events may have been lost (ErrEventOverflow): scan again.
 			r.log.Warn("watch error", "path", r.dir, "error", err)
 			settle.Reset(settleDelay)
+		case e, ok := <-r.bucketUpdates():
+			switch {
+			case !ok: // the watch ended: read the bucket again
+				r.pub.stop()
+				settle.Reset(r.retry)
+			case r.pub.observe(e):
+				settle.Reset(settleDelay)
+			}
 		case <-settle.C:
 			burst = time.Time{}
-			if !r.sync(ctx) {
+			ok, again := r.sync(ctx)
+			switch {
+			case !ok:
 				settle.Reset(r.retry)
 				r.retry = min(2*r.retry, maxRetry)
+			case !again.IsZero():
+				settle.Reset(max(time.Until(again), settleDelay))
 			}
 		}
 	}
 }
 
+// bucketUpdates is the channel of the publisher's watch of the bucket; nil
+// (never ready) while there is none.
+func (r *runner) bucketUpdates() <-chan *bus.Entry {
+	if r.pub.watch == nil {
+		return nil
+	}
+	return r.pub.watch.Updates()
+}
+
 // sync scans the folder and publishes it. It reports false when it must be
-// retried.
-func (r *runner) sync(ctx context.Context) bool {
+// retried, and when it must run again to delete what files caught mid-write
+// hold (zero when nothing is held, or only by files that do not decode).
+func (r *runner) sync(ctx context.Context) (bool, time.Time) {
 	if r.pub.records == nil {
 		if err := r.pub.load(ctx); err != nil {
 			if ctx.Err() == nil {
 				r.log.Error("read resources bucket", "error", err)
 			}
-			return false
+			return false, time.Time{}
 		}
 	}
 	scanned := r.folder.scan(r.watcher.Add)
 	want, conflicts := r.folder.merge()
 	r.report(conflicts)
 	if !scanned {
-		return false
+		return false, time.Time{}
+	}
+	now := time.Now()
+	var again time.Time
+	holds := func(path string) bool {
+		held, until := r.folder.holds(path, now)
+		if !until.IsZero() && (again.IsZero() || until.Before(again)) {
+			again = until
+		}
+		return held
 	}
 	marked := false
 	if first := !r.ready.Load(); first || r.pub.pending(want) > 1 {
@@ -243,11 +252,11 @@ func (r *runner) sync(ctx context.Context) bool {
 		}
 		if err := r.marks.Syncing(ctx, within); err != nil {
 			r.log.Error("publish resources", "error", err)
-			return false
+			return false, time.Time{}
 		}
 		marked = true
 	}
-	puts, deletes, err := r.publish(ctx, want)
+	puts, deletes, held, err := r.publish(ctx, want, holds)
 	if err == nil && marked {
 		err = r.marks.Synced(ctx, len(want))
 	}
@@ -255,32 +264,33 @@ func (r *runner) sync(ctx context.Context) bool {
 		if ctx.Err() == nil {
 			r.log.Error("publish resources", "error", err)
 		}
-		r.pub.records = nil // read the bucket again before the retry
-		return false
+		r.pub.stop() // read the bucket again before the retry
+		return false, time.Time{}
 	}
-	if puts+deletes > 0 {
-		r.log.Info("resources published", "puts", puts, "deletes", deletes, "objects", len(want))
+	if puts+deletes > 0 || held > 0 {
+		r.log.Info("resources published", "puts", puts, "deletes", deletes, "held", held, "objects", len(want))
 	}
 	if !r.ready.Swap(true) {
 		r.log.Info("folder published", "path", r.dir, "objects", len(want))
 	}
 	r.retry = minRetry
-	return true
+	return true, again
 }
 
 // publish syncs the bucket in a span, so that the trace context the bus
 // writes with every put follows the change to the translator and beyond.
-func (r *runner) publish(ctx context.Context, want map[string]manifest.Object) (puts, deletes int, err error) {
+func (r *runner) publish(ctx context.Context, want map[string]manifest.Object, holds func(string) bool) (puts, deletes, held int, err error) {
 	ctx, span := tracer.Start(ctx, "provider.file.publish", trace.WithAttributes(
 		attribute.String("gatewire.provider.dir", r.dir), attribute.Int("gatewire.objects", len(want))))
 	defer span.End()
-	puts, deletes, err = r.pub.sync(ctx, want)
-	span.SetAttributes(attribute.Int("gatewire.puts", puts), attribute.Int("gatewire.deletes", deletes))
+	puts, deletes, held, err = r.pub.sync(ctx, want, holds)
+	span.SetAttributes(attribute.Int("gatewire.puts", puts), attribute.Int("gatewire.deletes", deletes),
+		attribute.Int("gatewire.held", held))
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, "publish failed")
 	}
-	return puts, deletes, err
+	return puts, deletes, held, err
 }
 
 // report logs the conflicts not logged yet and updates Problems.

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/manifest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
-	"github.com/gatewire/gatewire/services/provider/manifest"
 )
 
 // OriginPrefix starts the origin of every Resource the file provider
@@ -40,6 +40,10 @@ type record struct {
 	// input is the object as the folder last gave it, nil until then: the
 	// same input from the same origin is not hashed again.
 	input []byte
+	// revision is the KV revision of the value the provider knows the key
+	// holds: its own last write, or the value it read on load. A change of
+	// the key at a later revision is someone else's (see repair.go).
+	revision uint64
 }
 
 // publisher keeps the resources bucket equal to the folder. It is owned by
@@ -50,45 +54,80 @@ type publisher struct {
 	// records holds the keys of the bucket whose origin is a file, and what
 	// they hold; nil until load.
 	records map[string]record
+	// watch follows the bucket from load on, so that writes of others to
+	// the provider's keys are repaired (see repair.go); nil until load.
+	watch *bus.Watcher
 }
 
 // load reads the file objects of the resources bucket, so that the first sync
 // deletes what the folder no longer holds, keeps the generation of objects
 // that did not change, and writes nothing for them.
 func (p *publisher) load(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
+	p.stop()
 	w, err := p.bus.Watch(ctx, bus.Resources, ">")
 	if err != nil {
 		return err
 	}
-	defer w.Stop()
+	timeout := time.NewTimer(opTimeout)
+	defer timeout.Stop()
 	records := map[string]record{}
-	for e := range w.Updates() {
-		if e == nil { // initial values done
-			p.records = records
-			return nil
+	for {
+		select {
+		case e, ok := <-w.Updates():
+			switch {
+			case !ok:
+				w.Stop()
+				return fmt.Errorf("reading %s: %w", p.bus.BucketName(bus.Resources), context.Cause(ctx))
+			case e == nil: // initial values done; the watch goes on for repairs
+				p.records, p.watch = records, w
+				return nil
+			}
+			p.loaded(records, e)
+		case <-timeout.C:
+			w.Stop()
+			return fmt.Errorf("reading %s: timed out after %s", p.bus.BucketName(bus.Resources), opTimeout)
 		}
-		res, ok := e.Value.(*busv1.Resource)
-		if e.Op != bus.OpPut || !ok || !strings.HasPrefix(res.GetOrigin(), OriginPrefix) {
-			delete(records, e.Key)
-			continue
-		}
-		rec, err := recordOf(res)
-		if err != nil {
-			p.log.Warn("unreadable resource replaced", "key", e.Key, "error", err)
-			rec = record{origin: res.GetOrigin(), generation: res.GetGeneration()}
-		}
-		records[e.Key] = rec
 	}
-	return fmt.Errorf("reading %s: %w", p.bus.BucketName(bus.Resources), context.Cause(ctx))
+}
+
+// loaded records one entry of the initial read of the bucket.
+func (p *publisher) loaded(records map[string]record, e *bus.Entry) {
+	res, ok := e.Value.(*busv1.Resource)
+	if e.Op != bus.OpPut || (ok && !strings.HasPrefix(res.GetOrigin(), OriginPrefix)) {
+		delete(records, e.Key)
+		return
+	}
+	if !ok { // does not decode: if it is a file object, the sync replaces it
+		records[e.Key] = record{revision: e.Revision}
+		p.log.Warn("unreadable resource replaced", "key", e.Key, "error", e.Err)
+		return
+	}
+	rec, err := recordOf(res)
+	if err != nil {
+		p.log.Warn("unreadable resource replaced", "key", e.Key, "error", err)
+		rec = record{origin: res.GetOrigin(), generation: res.GetGeneration()}
+	}
+	rec.revision = e.Revision
+	records[e.Key] = rec
+}
+
+// stop ends the watch of the bucket, if any; the next sync loads again.
+func (p *publisher) stop() {
+	if p.watch != nil {
+		p.watch.Stop()
+	}
+	p.watch, p.records = nil, nil
 }
 
 // sync puts every object of want that differs from what was published and
-// deletes the file objects that are no longer wanted. It stops at the first
-// bus error; what was done is remembered, so calling it again finishes the
-// job.
-func (p *publisher) sync(ctx context.Context, want map[string]manifest.Object) (puts, deletes int, err error) {
+// deletes the file objects that are no longer wanted, except those that hold
+// keeps (a file caught mid-write, see folder.holds). Puts go out in one
+// batch. It stops at the first bus error; what was done is remembered, so
+// calling it again finishes the job. It returns the number of keys whose
+// deletion is held.
+func (p *publisher) sync(ctx context.Context, want map[string]manifest.Object, holds func(path string) bool) (puts, deletes, held int, err error) {
+	batch := p.bus.Batch(bus.Resources)
+	written := map[string]record{}
 	for _, key := range sortedKeys(want) {
 		o := want[key]
 		prev, seen := p.records[key]
@@ -97,7 +136,7 @@ func (p *publisher) sync(ctx context.Context, want map[string]manifest.Object) (
 		}
 		res, rec, err := next(o, prev, seen)
 		if err != nil {
-			return puts, deletes, fmt.Errorf("%s: %w", key, err)
+			return puts, deletes, held, fmt.Errorf("%s: %w", key, err)
 		}
 		rec.input = o.JSON
 		if seen && rec.content == prev.content && rec.origin == prev.origin {
@@ -105,31 +144,54 @@ func (p *publisher) sync(ctx context.Context, want map[string]manifest.Object) (
 			p.records[key] = prev
 			continue
 		}
-		opCtx, cancel := context.WithTimeout(ctx, opTimeout)
-		_, err = p.bus.Put(opCtx, bus.Resources, key, res, bus.WithPublished(time.Now()))
-		cancel()
-		if err != nil {
-			return puts, deletes, fmt.Errorf("put %s: %w", key, err)
+		batch.Put(ctx, key, res, bus.WithPublished(time.Now()))
+		written[key] = rec
+	}
+	opCtx, cancel := context.WithTimeout(ctx, opTimeout)
+	err = batch.Wait(opCtx)
+	cancel()
+	for key, rec := range written {
+		if rev, ok := batch.Revisions[key]; ok {
+			rec.revision = rev
+			p.records[key] = rec
+			puts++
 		}
-		p.log.Debug("resource published", "key", key, "origin", rec.origin, "generation", rec.generation)
-		p.records[key] = rec
-		puts++
+	}
+	if err != nil {
+		return puts, deletes, held, fmt.Errorf("put: %w", err)
 	}
 	for _, key := range sortedKeys(p.records) {
 		if _, ok := want[key]; ok {
+			continue
+		}
+		if holds(originPath(p.records[key].origin)) {
+			held++
 			continue
 		}
 		opCtx, cancel := context.WithTimeout(ctx, opTimeout)
 		err := p.bus.Delete(opCtx, bus.Resources, key)
 		cancel()
 		if err != nil {
-			return puts, deletes, fmt.Errorf("delete %s: %w", key, err)
+			return puts, deletes, held, fmt.Errorf("delete %s: %w", key, err)
 		}
 		p.log.Debug("resource deleted", "key", key)
 		delete(p.records, key)
 		deletes++
 	}
-	return puts, deletes, nil
+	return puts, deletes, held, nil
+}
+
+// originPath is the path of an origin "file:<path>:<line>"; "" for another
+// origin.
+func originPath(origin string) string {
+	rest, ok := strings.CutPrefix(origin, OriginPrefix)
+	if !ok {
+		return ""
+	}
+	if i := strings.LastIndexByte(rest, ':'); i >= 0 {
+		return rest[:i]
+	}
+	return rest
 }
 
 // next returns the Resource to publish for o and its record, given what was

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gatewire/gatewire/services/provider/manifest"
+	"github.com/gatewire/gatewire/pkg/manifest"
 )
 
 // extensions are the manifest file extensions the provider reads.
@@ -31,6 +31,10 @@ type source struct {
 	// write in the same tick keeps the modification time).
 	size            int64
 	modTime, readAt time.Time
+	// changedAt is when a read last found new content (or found the file
+	// changing while it was read): the file is settled once it has kept
+	// its content for suspectDelay (see holds).
+	changedAt time.Time
 	// objects is the last good content: what the file held the last time it
 	// decoded without a problem.
 	objects []manifest.Object
@@ -41,15 +45,35 @@ type source struct {
 // folder is the state of the watched folder. It is owned by the Run
 // goroutine.
 type folder struct {
-	root    string
-	log     *slog.Logger
-	sources map[string]*source // by path
+	root     string
+	log      *slog.Logger
+	maxBytes int64
+	sources  map[string]*source // by path
 	// rootProblem is set while the folder itself cannot be read.
 	rootProblem *manifest.Problem
 }
 
-func newFolder(root string, log *slog.Logger) *folder {
-	return &folder{root: root, log: log, sources: map[string]*source{}}
+func newFolder(root string, log *slog.Logger, maxBytes int64) *folder {
+	return &folder{root: root, log: log, maxBytes: maxBytes, sources: map[string]*source{}}
+}
+
+// holds reports whether the objects published from path must be kept
+// although the file no longer defines them, and until when: while the file
+// exists and has not kept its content for suspectDelay (an editor or
+// `cat > f` caught between truncating and writing it, a file half copied),
+// or, for as long as it lasts, while it does not decode. A removed file
+// holds nothing.
+func (f *folder) holds(path string, now time.Time) (bool, time.Time) {
+	src := f.sources[path]
+	switch {
+	case src == nil:
+		return false, time.Time{}
+	case len(src.problems) > 0:
+		return true, time.Time{}
+	case now.Sub(src.changedAt) < suspectDelay:
+		return true, src.changedAt.Add(suspectDelay)
+	}
+	return false, time.Time{}
 }
 
 // scan reads the folder and its subfolders (names starting with "." are
@@ -129,7 +153,10 @@ func (f *folder) read(path string) {
 	readAt := time.Now()
 	var data []byte
 	if err == nil {
-		data, err = os.ReadFile(path)
+		data, err = manifest.ReadFile(path, f.maxBytes)
+	}
+	if errors.Is(err, manifest.ErrTooLarge) {
+		err = fmt.Errorf("%w; raise GATEWIRE_PROVIDER_MAX_FILE_BYTES to read it", err)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// Removed since the folder was listed, or a dangling link: the
@@ -146,11 +173,14 @@ func (f *folder) read(path string) {
 		f.sources[path] = src
 	}
 	src.size, src.modTime, src.readAt = st.Size(), st.ModTime(), readAt
+	if after, err := os.Stat(path); err != nil || after.Size() != st.Size() || !after.ModTime().Equal(st.ModTime()) {
+		src.changedAt = readAt // written while it was read: settle again
+	}
 	digest := sha256.Sum256(data)
 	if src.read && src.digest == digest {
 		return
 	}
-	src.digest, src.read = digest, true
+	src.digest, src.read, src.changedAt = digest, true, readAt
 	objects, problems := manifest.Decode(path, data)
 	src.problems = problems
 	if len(problems) > 0 {

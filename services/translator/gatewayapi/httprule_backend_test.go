@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
 )
 
 // TestWeightsAddUpTo32Bits checks that a rule whose weights add up to more
@@ -21,7 +21,7 @@ func TestWeightsAddUpTo32Bits(t *testing.T) {
 	y := namesInput("  - backendRefs:\n" + refs.String())
 	y = strings.ReplaceAll(y, "metadata: {name: a, namespace: default}", "metadata: {name: app-0, namespace: default}")
 	y = strings.ReplaceAll(y, "metadata: {name: b, namespace: default}", "metadata: {name: app-1, namespace: default}")
-	idx, err := resources.LoadYAML(strings.NewReader(y), "weights")
+	idx, err := resourcestest.LoadAll(strings.NewReader(y), "weights")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
-	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
 	"github.com/gatewire/gatewire/services/translator/xdsgen"
 )
 
@@ -77,7 +77,7 @@ func translatedNames(t *testing.T, order []int, reverseHeaders bool) (ir, envoy 
 		}
 		rules.WriteString(r)
 	}
-	idx, err := resources.LoadYAML(strings.NewReader(namesInput(rules.String())), "names")
+	idx, err := resourcestest.Load(strings.NewReader(namesInput(rules.String())), "names")
 	if err != nil {
 		t.Fatal(err)
 	}

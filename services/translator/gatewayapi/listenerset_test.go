@@ -7,13 +7,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/services/translator/resources"
+	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
 )
 
 // TestNotProgrammedReachesListenerSets: when the gateway's configuration is
 // not pushed, its ListenerSets and their listeners are not Programmed
 // either.
 func TestNotProgrammedReachesListenerSets(t *testing.T) {
-	idx, err := resources.LoadYAML(strings.NewReader(`
+	idx, err := resourcestest.Load(strings.NewReader(`
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: gatewire}

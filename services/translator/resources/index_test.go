@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatewire/gatewire/pkg/manifest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -14,7 +15,7 @@ func nn(ns, name string) types.NamespacedName { return types.NamespacedName{Name
 // mustResource decodes one YAML object.
 func mustResource(t *testing.T, y string) *busv1.Resource {
 	t.Helper()
-	rs, err := DecodeYAML(strings.NewReader(y), "test")
+	rs, err := manifest.ReadResourcesWith(strings.NewReader(y), "test", manifest.Options{KeepRefused: true})
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("decode %q: %v (%d objects)", y, err, len(rs))
 	}

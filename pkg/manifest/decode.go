@@ -51,7 +51,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	sigsyaml "sigs.k8s.io/yaml"
 
-	"github.com/gatewire/gatewire/services/provider/validate"
+	"github.com/gatewire/gatewire/pkg/manifest/validate"
 )
 
 // Epoch is the creationTimestamp of objects whose manifest names none.
@@ -70,6 +70,11 @@ type Object struct {
 	Line int
 	// JSON is the normalized object (see the package doc); keys are sorted.
 	JSON []byte
+	// Generation is the metadata.generation the manifest names, 0 when it
+	// names none. It is not in JSON: whoever publishes the object owns its
+	// generation (the file provider counts its own); Resource uses it, so
+	// that a test can say at which generation an object is.
+	Generation int64
 }
 
 // Problem is a manifest that cannot be used, located by path and line.
@@ -78,6 +83,19 @@ type Problem struct {
 	// Line is 1-based; 0 when the problem is with the file as a whole.
 	Line    int
 	Message string
+	// Refused is set when the object decoded but the API server would
+	// refuse it (see Options.KeepRefused).
+	Refused bool
+}
+
+// Options change what Decode returns.
+type Options struct {
+	// KeepRefused returns the objects the API server would refuse too,
+	// defaulted, beside their problems (marked Refused). It is for tests
+	// of what a reader of the bus does with such objects, which a cluster
+	// with older schemas, or a writer other than gatewire, may publish;
+	// the provider and gatewire translate never publish them.
+	KeepRefused bool
 }
 
 // Error returns "<path>:<line>: <message>".
@@ -95,6 +113,11 @@ func (p Problem) Error() string {
 // documents are decoded and checked in parallel, on up to GOMAXPROCS
 // goroutines that are gone when Decode returns.
 func Decode(path string, data []byte) ([]Object, []Problem) {
+	return DecodeWith(path, data, Options{})
+}
+
+// DecodeWith is Decode with options.
+func DecodeWith(path string, data []byte, o Options) ([]Object, []Problem) {
 	var docs []*yaml.Node
 	var syntax []Problem
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -116,7 +139,7 @@ func Decode(path string, data []byte) ([]Object, []Problem) {
 	}
 	decoded := make([]decoder, len(docs))
 	parallel(len(docs), func(i int) {
-		decoded[i].path = path
+		decoded[i].path, decoded[i].keepRefused = path, o.KeepRefused
 		decoded[i].document(docs[i])
 	})
 	var objects []Object
@@ -144,9 +167,10 @@ func parallel(n int, fn func(i int)) {
 
 // decoder collects the objects and problems of one manifest.
 type decoder struct {
-	path     string
-	objects  []Object
-	problems []Problem
+	path        string
+	keepRefused bool
+	objects     []Object
+	problems    []Problem
 }
 
 func (d *decoder) problem(line int, format string, args ...any) {
@@ -203,6 +227,7 @@ func (d *decoder) object(n *yaml.Node) {
 	if !d.strict(n, kind, name, raw) || !d.valid(n, kind, name, obj) {
 		return
 	}
+	generation, _ := nested(obj, "metadata", "generation").(int64)
 	normalize(obj, kind)
 	out, err := json.Marshal(obj)
 	if err != nil {
@@ -211,7 +236,7 @@ func (d *decoder) object(n *yaml.Node) {
 	}
 	d.objects = append(d.objects, Object{
 		Kind: kind, Namespace: nestedString(obj, "metadata", "namespace"), Name: name,
-		Path: d.path, Line: n.Line, JSON: out,
+		Path: d.path, Line: n.Line, JSON: out, Generation: generation,
 	})
 }
 
@@ -229,8 +254,9 @@ func (d *decoder) valid(n *yaml.Node, kind Kind, name string, obj map[string]any
 			msg = e.Detail
 		}
 		d.problem(lineOf(n, e.Field), "%s %s: %s", kind.Kind, name, msg)
+		d.problems[len(d.problems)-1].Refused = true
 	}
-	return len(errs) == 0
+	return len(errs) == 0 || d.keepRefused
 }
 
 // header checks apiVersion, kind and metadata.name and returns the Kind.
@@ -329,14 +355,19 @@ func splitAPIVersion(apiVersion string) (group, version string) {
 
 // nestedString returns obj[k1][k2]... when it is a string.
 func nestedString(obj map[string]any, keys ...string) string {
+	s, _ := nested(obj, keys...).(string)
+	return s
+}
+
+// nested returns obj[k1][k2]..., nil when there is none.
+func nested(obj map[string]any, keys ...string) any {
 	var cur any = obj
 	for _, k := range keys {
 		m, ok := cur.(map[string]any)
 		if !ok {
-			return ""
+			return nil
 		}
 		cur = m[k]
 	}
-	s, _ := cur.(string)
-	return s
+	return cur
 }
