@@ -241,6 +241,13 @@ func TestChaosFullStore(t *testing.T) {
 	if err == nil {
 		t.Fatal("1,000 values of 256 KiB went into a 64 MiB store")
 	}
+	// Then small ones, so that no room is left for a route.
+	for small := 0; small < 5000; small, n = small+1, n+1 {
+		value, _ := proto.Marshal(&busv1.Resource{Kind: "Fill", Namespace: "fill", Name: strconv.Itoa(n), Object: junk[:64]})
+		if err = c.rawPut(t, bus.ResourceKey("Fill", "fill", strconv.Itoa(n)), h, value); err != nil {
+			break
+		}
+	}
 	t.Logf("the store refused the value after %d values of 256 KiB: %v", n, err)
 	if err := os.Remove(filepath.Join(c.dir, "route.yaml")); err != nil {
 		t.Fatal(err)
