@@ -52,6 +52,17 @@ test: proto-check lint ## Run every test with the race detector (unit, then inte
 envtest-assets: ## Build kube-apiserver and etcd for envtest into ~/.cache/gatewire/envtest (once; 20-30 min cold).
 	./hack/envtest-assets.sh
 
+FUZZTIME ?= 30s
+# Each fuzz target and its package; go test -fuzz takes one package at a time.
+FUZZ_TARGETS := FuzzDecodeValue:./pkg/bus FuzzApply:./services/translator/resources \
+	FuzzDecode:./pkg/manifest FuzzDiscoveryRequest:./services/xds FuzzTranslate:./services/translator
+
+.PHONY: fuzz
+fuzz: ## Run each fuzz target (bus codec, Resource objects, manifests, xDS requests, translation) for $(FUZZTIME); crashers land in the package's testdata/fuzz.
+	for t in $(FUZZ_TARGETS); do \
+		go test -run '^$$' -fuzz "^$${t%%:*}\$$" -fuzztime $(FUZZTIME) "$${t#*:}" || exit 1; \
+	done
+
 .PHONY: bench
 bench: ## Run the benchmarks (translation of 100 to 10,000 HTTPRoutes, endpoint updates, `gatewire translate` on 1,000 routes, scale-out over 1 and 2 translators, standalone memory and propagation with 1,000 routes, xDS fan-out of one edit to 1,000 and 5,000 streams, propagation over real processes at BENCH_SIZES routes (300 to 10,000): cold start, snapshots, edit p50/p90/p99, memory per process; `gatewire translate` on 10,000 routes) and print their medians.
 	@mkdir -p $(BIN)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -67,6 +68,9 @@ type options struct {
 	create    map[Bucket]bool // nil: every bucket
 
 	proxiesTTL time.Duration
+	maxValue   int64
+	maxBytes   int64
+	log        *slog.Logger
 }
 
 // Option configures a Bus.
@@ -141,6 +145,17 @@ func (o *options) createdFirst() []Bucket {
 	return out
 }
 
+// WithLogger sets the logger of the bus's own reports: values that do not
+// decode and writes refused for lack of room (default slog.Default()).
+func WithLogger(log *slog.Logger) Option {
+	return func(o *options) error {
+		if log != nil {
+			o.log = log
+		}
+		return nil
+	}
+}
+
 // WithMemoryStorage keeps buckets in memory instead of on disk (tests).
 func WithMemoryStorage() Option {
 	return func(o *options) error { o.storage = jetstream.MemoryStorage; return nil }
@@ -177,7 +192,8 @@ func validToken(s string) bool {
 // idempotent: many services may call it at once. The caller keeps ownership
 // of nc.
 func New(ctx context.Context, nc *nats.Conn, opts ...Option) (*Bus, error) {
-	o := options{system: "gatewire", storage: jetstream.FileStorage, replicas: 1, memberTTL: 5 * time.Second, proxiesTTL: defaultProxiesTTL}
+	o := options{system: "gatewire", storage: jetstream.FileStorage, replicas: 1, memberTTL: 5 * time.Second, proxiesTTL: defaultProxiesTTL,
+		maxValue: DefaultMaxValueBytes, log: slog.Default()}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -200,6 +216,7 @@ func New(ctx context.Context, nc *nats.Conn, opts ...Option) (*Bus, error) {
 			History:     1,
 			Storage:     o.storage,
 			Replicas:    o.replicas,
+			MaxBytes:    o.bucketMaxBytes(bucket),
 		}
 		if ttl := o.ttl(bucket); ttl > 0 {
 			cfg.TTL = ttl
@@ -242,6 +259,7 @@ func (b *Bus) openObjects(ctx context.Context) (err error) {
 		Description: "gatewire values too large for one message",
 		Storage:     b.o.storage,
 		Replicas:    b.o.replicas,
+		MaxBytes:    b.o.bucketMaxBytes(Objects),
 	}
 	if !b.o.creates(Objects) {
 		b.objects, err = b.js.ObjectStore(ctx, objects.Bucket)

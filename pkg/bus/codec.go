@@ -33,25 +33,15 @@ const CompressThreshold = 16 << 10
 // headroom is kept free in a message for headers.
 const headroom = 8 << 10
 
-var (
-	encoderOnce sync.Once
-	encoder     *zstd.Encoder
-	decoder     *zstd.Decoder
-)
-
-// codecs returns the process's zstd encoder and decoder. The encoder's
-// window is 1 MiB and its buffers grow with the values it compresses: with
-// zstd's defaults (an 8 MiB window per concurrent encoder, allocated up
-// front) the history buffers alone held 32 MiB of a standalone process
-// serving 1,000 routes.
-func codecs() (*zstd.Encoder, *zstd.Decoder) {
-	encoderOnce.Do(func() {
-		encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault),
-			zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
-		decoder, _ = zstd.NewReader(nil, zstd.WithDecoderLowmem(true))
-	})
-	return encoder, decoder
-}
+// encoder is the process's zstd encoder. Its window is 1 MiB and its
+// buffers grow with the values it compresses: with zstd's defaults (an
+// 8 MiB window per concurrent encoder, allocated up front) the history
+// buffers alone held 32 MiB of a standalone process serving 1,000 routes.
+var encoder = sync.OnceValue(func() *zstd.Encoder {
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault),
+		zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
+	return enc
+})
 
 var propagator = propagation.TraceContext{}
 
@@ -75,12 +65,15 @@ func (b *Bus) encode(ctx context.Context, msg proto.Message) ([]byte, nats.Heade
 	if err != nil {
 		return nil, nil, fmt.Errorf("bus: marshal %s: %w", msg.ProtoReflect().Descriptor().FullName(), err)
 	}
+	if limit := b.MaxWriteBytes(); int64(len(data)) > limit {
+		return nil, nil, fmt.Errorf("%w: %s of %d bytes, the limit is %d (a quarter of GATEWIRE_BUS_MAX_VALUE_BYTES)",
+			ErrTooLarge, msg.ProtoReflect().Descriptor().FullName(), len(data), limit)
+	}
 	h := nats.Header{}
 	h.Set(HeaderType, string(msg.ProtoReflect().Descriptor().FullName()))
 	propagator.Inject(ctx, headerCarrier(h))
 	if len(data) > CompressThreshold {
-		enc, _ := codecs()
-		data = enc.EncodeAll(data, make([]byte, 0, len(data)/4))
+		data = encoder().EncodeAll(data, make([]byte, 0, len(data)/4))
 		h.Set(HeaderEncoding, "zstd")
 	}
 	if limit := b.nc.MaxPayload() - headroom; int64(len(data)) > limit {
@@ -95,8 +88,27 @@ func (b *Bus) encode(ctx context.Context, msg proto.Message) ([]byte, nats.Heade
 	return data, h, nil
 }
 
-// decode turns a stored message back into its proto value.
+// decode turns a stored message back into its proto value. A value in
+// the object store is read only when its size is within the limit.
 func (b *Bus) decode(ctx context.Context, h nats.Header, data []byte) (proto.Message, error) {
+	if name := h.Get(HeaderObject); name != "" && h.Get(HeaderType) != "" {
+		info, err := b.objects.GetInfo(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("bus: large value %s: %w", name, err)
+		}
+		if int64(info.Size) > b.o.maxValue {
+			return nil, fmt.Errorf("%w: large value %s of %d bytes, the limit is %d", ErrTooLarge, name, info.Size, b.o.maxValue)
+		}
+		if data, err = b.objects.GetBytes(ctx, name); err != nil {
+			return nil, fmt.Errorf("bus: large value %s: %w", name, err)
+		}
+	}
+	return decodeValue(h, data, b.o.maxValue)
+}
+
+// decodeValue decodes a value from its headers and bytes (the object
+// store's bytes for a large value), decompressing at most limit bytes.
+func decodeValue(h nats.Header, data []byte, limit int64) (proto.Message, error) {
 	typeName := h.Get(HeaderType)
 	if typeName == "" {
 		return nil, fmt.Errorf("bus: value has no %s header", HeaderType)
@@ -105,19 +117,16 @@ func (b *Bus) decode(ctx context.Context, h nats.Header, data []byte) (proto.Mes
 	if err != nil {
 		return nil, fmt.Errorf("bus: unknown value type %q: %w", typeName, err)
 	}
-	if name := h.Get(HeaderObject); name != "" {
-		if data, err = b.objects.GetBytes(ctx, name); err != nil {
-			return nil, fmt.Errorf("bus: large value %s: %w", name, err)
-		}
-	}
 	if enc := h.Get(HeaderEncoding); enc != "" {
 		if enc != "zstd" {
 			return nil, fmt.Errorf("bus: unknown encoding %q", enc)
 		}
-		_, dec := codecs()
-		if data, err = dec.DecodeAll(data, nil); err != nil {
+		if data, err = decompress(data, limit); err != nil {
 			return nil, fmt.Errorf("bus: decompress %s: %w", typeName, err)
 		}
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("bus: %s: %w: %d bytes, the limit is %d", typeName, ErrTooLarge, len(data), limit)
 	}
 	msg := mt.New().Interface()
 	if err := proto.Unmarshal(data, msg); err != nil {

@@ -66,6 +66,34 @@
 // address; the KV message then holds only the Gatewire-Object header. Readers
 // of this package never see the difference.
 //
+// # Limits and bad values
+//
+// A reader decodes a value only within [WithMaxValueBytes] (64 MiB by
+// default, at most 256 MiB): a compressed value is expanded through a
+// bounded reader and refused once it passes the limit, so a decompression
+// bomb costs the limit at most; an object-store value is checked by its
+// size before it is read. Writers refuse values past a quarter of the
+// limit ([ErrTooLarge]), so readers always read what writers write. An
+// entry whose value does not decode is still delivered, with Err set
+// (wrapping [ErrBadValue]); the bus counts it
+// (gatewire_bus_bad_values_total{bucket}) and logs it with its key.
+//
+// # A full store
+//
+// With [WithMaxBytes], each bucket may hold its share of the budget
+// ([BucketMaxBytes]): resources 20%, status 10%, ir 15%, xds 25%, infra
+// 5%, members 1%, proxies 4%, objects 15%. The server reserves each limit
+// when the bucket is created, so a bucket that fills up leaves the others
+// room. The buckets discard new messages at their limit, and the server
+// still takes a message that replaces a key's value with one no larger:
+// a full bucket refuses new keys and growing values with [ErrFull]
+// (counted in gatewire_bus_writes_refused_total and logged), while
+// deletions and rewrites go through, so a removal always reaches readers.
+// Without a budget the server's store is shared, and once it is full
+// every write is refused, deletions too. To recover, delete what filled
+// the bucket, or raise the budget (and the server's store) on every
+// service: each updates the limits of the buckets it creates.
+//
 // # Ordering and staleness
 //
 // Outputs are written with [WithSourceRevision]: the write is a

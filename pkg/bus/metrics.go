@@ -16,6 +16,8 @@ import (
 //
 //	gatewire_bus_writes_total{bucket,op}        counter  values and deletions this process wrote
 //	gatewire_bus_write_errors_total{bucket}     counter  writes that failed (not those refused as stale)
+//	gatewire_bus_bad_values_total{bucket}       counter  values this process read that did not decode (corrupt, foreign, too large)
+//	gatewire_bus_writes_refused_total{bucket,op} counter writes the server refused because a bucket or the store is full
 //	gatewire_bus_watch_pending_entries{bucket}  gauge    entries written to the bucket that a watch of this process has not handed to its reader yet
 //	gatewire_bus_watch_lag_seconds{bucket}      gauge    how long the oldest of them has been waiting, at most; 0 when none is
 //
@@ -29,6 +31,8 @@ import (
 type busMetrics struct {
 	writes      metric.Int64Counter
 	writeErrors metric.Int64Counter
+	badValues   metric.Int64Counter
+	refused     metric.Int64Counter
 }
 
 var (
@@ -45,6 +49,10 @@ func instruments() *busMetrics {
 			metric.WithDescription("values and deletions written to a bucket by this process, by bucket and op (put, delete)"))
 		meters.writeErrors, _ = m.Int64Counter("gatewire_bus_write_errors_total",
 			metric.WithDescription("writes to a bucket that failed, by bucket (writes refused because the stored value is newer are not counted)"))
+		meters.badValues, _ = m.Int64Counter("gatewire_bus_bad_values_total",
+			metric.WithDescription("values read from a bucket that did not decode (corrupt, foreign or too large), by bucket"))
+		meters.refused, _ = m.Int64Counter("gatewire_bus_writes_refused_total",
+			metric.WithDescription("writes the server refused because the bucket or the JetStream store is full, by bucket and op (put, delete)"))
 		_, _ = m.Int64ObservableGauge("gatewire_bus_watch_pending_entries",
 			metric.WithDescription("entries of a bucket that a watch of this process has not handed to its reader yet, by bucket (the watch furthest behind)"),
 			metric.WithInt64Callback(watches.observePending))
@@ -65,6 +73,14 @@ func (m *busMetrics) wrote(ctx context.Context, bucket Bucket, op string, err er
 	// Also 0 on success, so that the series exists before the first
 	// failure and a rate over it is 0 rather than nothing.
 	m.writeErrors.Add(ctx, failed, metric.WithAttributes(attribute.String("bucket", string(bucket))))
+}
+
+func (m *busMetrics) badValue(ctx context.Context, bucket Bucket) {
+	m.badValues.Add(ctx, 1, metric.WithAttributes(attribute.String("bucket", string(bucket))))
+}
+
+func (m *busMetrics) refusedWrite(ctx context.Context, bucket Bucket, op string) {
+	m.refused.Add(ctx, 1, metric.WithAttributes(attribute.String("bucket", string(bucket)), attribute.String("op", op)))
 }
 
 // watchStats is what one watch reports to the gauges.

@@ -170,6 +170,9 @@ func (b *Bus) writeCAS(ctx context.Context, bucket Bucket, key string, data []by
 			}
 			continue
 		}
+		if isFull(err) {
+			return 0, b.refused(ctx, bucket, key, opName(h), err)
+		}
 		if err != nil {
 			return 0, fmt.Errorf("bus: write %s/%s: %w", b.BucketName(bucket), key, err)
 		}

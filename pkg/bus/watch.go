@@ -44,7 +44,8 @@ type Entry struct {
 	// SourceRevision is the resources revision an output was computed from.
 	SourceRevision uint64
 	Header         nats.Header
-	// Err is set when the value could not be decoded; the entry is still
+	// Err is set when the value could not be decoded (it wraps
+	// [ErrBadValue], and [ErrTooLarge] past the limit); the entry is still
 	// delivered so that the reader can report it.
 	Err error
 }
@@ -68,7 +69,11 @@ func (b *Bus) entry(ctx context.Context, bucket Bucket, key string, rev uint64, 
 		e.Op = OpDelete
 		return e
 	}
-	e.Value, e.Err = b.decode(ctx, h, data)
+	if e.Value, e.Err = b.decode(ctx, h, data); e.Err != nil {
+		e.Err = fmt.Errorf("%w: %s/%s at revision %d: %w", ErrBadValue, b.BucketName(bucket), key, rev, e.Err)
+		instruments().badValue(ctx, bucket)
+		b.o.log.Warn("bus value does not decode", "bucket", b.BucketName(bucket), "key", key, "revision", rev, "err", e.Err)
+	}
 	return e
 }
 

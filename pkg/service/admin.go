@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // Admin is the admin HTTP server of a process.
@@ -20,7 +22,15 @@ type Admin struct {
 // AdminOption changes what the admin server serves.
 type AdminOption func(*adminOptions)
 
-type adminOptions struct{ pprof bool }
+type adminOptions struct {
+	pprof bool
+	nc    *nats.Conn
+}
+
+// WithNATS makes /readyz report not ready while nc is not connected: the
+// service's view of the bus is frozen then (the xds service keeps serving
+// its last snapshots to the Envoys that have them, whatever /readyz says).
+func WithNATS(nc *nats.Conn) AdminOption { return func(o *adminOptions) { o.nc = nc } }
 
 // WithPprof serves /debug/pprof when on (GATEWIRE_ADMIN_PPROF). It is off
 // by default: profiles, goroutine stacks and the command line are for
@@ -28,7 +38,7 @@ type adminOptions struct{ pprof bool }
 func WithPprof(on bool) AdminOption { return func(o *adminOptions) { o.pprof = on } }
 
 // NewAdmin listens on addr and serves /healthz, /readyz (ready reports
-// whether every runner is ready), /metrics, and /debug/pprof WithPprof.
+// whether every runner is ready, and WithNATS whether NATS is connected), /metrics, and /debug/pprof WithPprof.
 func NewAdmin(addr string, ready func() bool, metrics http.Handler, opts ...AdminOption) (*Admin, error) {
 	var o adminOptions
 	for _, opt := range opts {
@@ -41,6 +51,10 @@ func NewAdmin(addr string, ready func() bool, metrics http.Handler, opts ...Admi
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if o.nc != nil && !o.nc.IsConnected() {
+			http.Error(w, "not ready: nats connection lost ("+o.nc.Status().String()+")", http.StatusServiceUnavailable)
+			return
+		}
 		if !ready() {
 			http.Error(w, "not ready: input buckets not synced", http.StatusServiceUnavailable)
 			return

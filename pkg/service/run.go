@@ -84,7 +84,7 @@ func run(ctx context.Context, name string, base Base, log *slog.Logger, build Bu
 	if err != nil {
 		return err
 	}
-	admin, err := NewAdmin(base.AdminAddress, r.Ready, tel.Handler(), WithPprof(base.AdminPprof))
+	admin, err := NewAdmin(base.AdminAddress, r.Ready, tel.Handler(), WithPprof(base.AdminPprof), WithNATS(nc))
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func OpenBus(ctx context.Context, nc *nats.Conn, base Base, log *slog.Logger, op
 	delay := 250 * time.Millisecond
 	for {
 		attempt, cancel := context.WithTimeout(ctx, 5*time.Second)
-		b, err := bus.New(attempt, nc, append([]bus.Option{bus.WithSystem(base.System), bus.WithReplicas(base.NATSReplicas)}, opts...)...)
+		b, err := bus.New(attempt, nc, append(append(base.BusOptions(), bus.WithLogger(log)), opts...)...)
 		cancel()
 		if err == nil {
 			return b, nil

@@ -113,3 +113,15 @@ func TestAdminWithoutPprof(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadBusLimits(t *testing.T) {
+	t.Setenv("GATEWIRE_BUS_MAX_VALUE_BYTES", "1073741824")
+	t.Setenv("GATEWIRE_BUS_MAX_BYTES", "1000")
+	base := service.Base{AdminAddress: ":19001"}
+	err := service.Load(&base)
+	for _, want := range []string{"GATEWIRE_BUS_MAX_VALUE_BYTES", "GATEWIRE_BUS_MAX_BYTES"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not name %s", err, want)
+		}
+	}
+}

@@ -41,6 +41,7 @@ func (s *Service) translateGateway(ctx context.Context, st *session, gw types.Na
 		delete(st.irPending, gw)
 		return s.removeGateway(ctx, st, gw)
 	}
+	out = st.withBadValues(out)
 	st.last[gw] = out
 	if out.XDSError != nil {
 		s.log.Warn("gateway configuration is not valid, keeping its previous xds snapshot", "gateway", gw, "error", out.XDSError)
@@ -114,7 +115,7 @@ func (s *Service) writeStatuses(ctx context.Context, st *session, out *Output, a
 		return s.deleteStatuses(ctx, st, out.Gateway, keep)
 	}
 	for status, k := range prev {
-		if _, kept := next[status]; kept || written[k] {
+		if _, kept := next[status]; kept || written[k] || st.keepsStatus(k) {
 			continue
 		}
 		if err := s.delete(ctx, st, bus.Status, k); err != nil {
@@ -160,7 +161,8 @@ func (s *Service) removeGateway(ctx context.Context, st *session, gw types.Names
 func (s *Service) deleteStatuses(ctx context.Context, st *session, gw types.NamespacedName, keep map[string]struct{}) error {
 	var stale []string
 	for k := range st.ledger.statusKeys[gw] {
-		if _, ok := keep[k]; !ok {
+		// keep nil: the gateway is gone, with every status it gave.
+		if _, ok := keep[k]; !ok && (keep == nil || !st.keepsStatus(k)) {
 			stale = append(stale, k)
 		}
 	}

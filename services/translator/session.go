@@ -70,6 +70,8 @@ type session struct {
 	outputs <-chan *bus.Entry
 	// gate holds translation while a provider syncs.
 	gate *syncGate
+	// bad are the resource keys whose values do not decode (badvalues.go).
+	bad badValues
 	// waited is set while the debounce of the pending changes runs or has
 	// run.
 	waited bool
@@ -125,6 +127,7 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 		last:      map[types.NamespacedName]*Output{},
 		outputs:   outputs,
 		gate:      newSyncGate(),
+		bad:       badValues{},
 	}
 	err = s.follow(ctx, st, w)
 	return st.synced, err
@@ -173,13 +176,15 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error
 			if !ok {
 				return errWatchClosed
 			}
-			if e == nil {
-				if err := s.initialSync(ctx, st, w.SyncedRevision()); err != nil {
-					return err
-				}
-				continue
+			if e != nil {
+				s.apply(ctx, st, e)
+				break
 			}
-			s.apply(ctx, st, e)
+			// Not continue: a gate that holds the initial translation
+			// needs its reopen timer, set below.
+			if err := s.initialSync(ctx, st, w.SyncedRevision()); err != nil {
+				return err
+			}
 		case e := <-st.outputs:
 			s.observe(ctx, st, e)
 		case <-s.members.Changed():
@@ -236,21 +241,21 @@ func (s *Service) apply(ctx context.Context, st *session, e *bus.Entry) {
 	switch {
 	case e.Op == bus.OpDelete:
 		change = st.idx.Remove(kind, ns, name)
-		st.gate.decoded(e.Key)
+		s.decodes(ctx, st, e.Key)
 	case e.Err != nil:
-		s.undecodable(st, e.Key, kind, ns, name, e.Err)
+		s.badValue(ctx, st, e, kind, ns, name, e.Err)
 		return
 	default:
 		r, ok := e.Value.(*busv1.Resource)
 		if !ok || r.GetKind() != kind || r.GetNamespace() != ns || r.GetName() != name {
-			s.undecodable(st, e.Key, kind, ns, name, errors.New("the value does not match its key"))
+			s.badValue(ctx, st, e, kind, ns, name, errors.New("the value does not match its key"))
 			return
 		}
 		if change, err = st.idx.Apply(r); err != nil {
-			s.undecodable(st, e.Key, kind, ns, name, err)
+			s.badValue(ctx, st, e, kind, ns, name, err)
 			return
 		}
-		st.gate.decoded(e.Key)
+		s.decodes(ctx, st, e.Key)
 	}
 	if !st.synced {
 		return

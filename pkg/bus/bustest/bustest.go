@@ -93,3 +93,12 @@ func Open(t testing.TB, nc *nats.Conn, opts ...bus.Option) *bus.Bus {
 	}
 	return b
 }
+
+// ServerWith starts a server like [Server] after change has altered its
+// options, for example to give JetStream a tiny store.
+func ServerWith(t testing.TB, change func(*server.Options)) *server.Server {
+	t.Helper()
+	opts := options(t)
+	change(&opts)
+	return serve(t, opts)
+}
