@@ -114,7 +114,7 @@ func (x *Batch) settle(ctx context.Context, n int) {
 			x.Revisions[p.key] = a.Sequence
 		case err := <-p.ack.Err():
 			if x.err == nil {
-				x.err = x.b.batchError(x.bucket, p.key, err)
+				x.err = x.b.batchError(ctx, x.bucket, p.key, err)
 			}
 		case <-ctx.Done():
 			if x.err == nil {
@@ -138,7 +138,10 @@ func (x *Batch) Wait(ctx context.Context) error {
 // Len is the number of writes sent and not yet waited for.
 func (x *Batch) Len() int { return len(x.pending) }
 
-func (b *Bus) batchError(bucket Bucket, key string, err error) error {
+func (b *Bus) batchError(ctx context.Context, bucket Bucket, key string, err error) error {
+	if isFull(err) {
+		return b.refused(ctx, bucket, key, "put", err)
+	}
 	if isWrongSequence(err) {
 		return fmt.Errorf("%w: %s/%s moved on", ErrConflict, b.BucketName(bucket), key)
 	}

@@ -80,6 +80,6 @@ func isFull(err error) bool {
 func (b *Bus) refused(ctx context.Context, bucket Bucket, key, op string, err error) error {
 	instruments().refusedWrite(ctx, bucket, op)
 	b.o.log.Error("bus write refused: bucket full; see the README, Recovering from a full store",
-		"bucket", b.BucketName(bucket), "key", key, "op", op, "max_bytes", b.o.bucketMaxBytes(bucket), "err", err)
+		"bucket", b.BucketName(bucket), "key", key, "op", op, "max_bytes", b.o.bucketMaxBytes(bucket), "error", err)
 	return fmt.Errorf("%w: %s/%s: %w", ErrFull, b.BucketName(bucket), key, err)
 }

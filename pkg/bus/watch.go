@@ -72,7 +72,7 @@ func (b *Bus) entry(ctx context.Context, bucket Bucket, key string, rev uint64, 
 	if e.Value, e.Err = b.decode(ctx, h, data); e.Err != nil {
 		e.Err = fmt.Errorf("%w: %s/%s at revision %d: %w", ErrBadValue, b.BucketName(bucket), key, rev, e.Err)
 		instruments().badValue(ctx, bucket)
-		b.o.log.Warn("bus value does not decode", "bucket", b.BucketName(bucket), "key", key, "revision", rev, "err", e.Err)
+		b.o.log.Warn("bus value does not decode", "bucket", b.BucketName(bucket), "key", key, "revision", rev, "error", e.Err)
 	}
 	return e
 }
