@@ -44,8 +44,8 @@ type installation struct {
 // startServices starts a nats-server, connects the recorder, then starts
 // the four services at once (the provider with providerEnv, file mode on
 // dir when providerEnv is empty) and waits until they are ready. xDS is
-// served in plaintext, as the separate xds service does without TLS
-// files.
+// served in plaintext (GATEWIRE_XDS_INSECURE=true), so that the recorder
+// needs no certificate; the security tests cover mTLS.
 func startServices(t testing.TB, dir string, providerEnv ...string) *installation {
 	t.Helper()
 	tmp := t.TempDir()
@@ -60,8 +60,8 @@ func startServices(t testing.TB, dir string, providerEnv ...string) *installatio
 	in := &installation{procs: []*proc{nats}, admins: map[string]string{}, env: map[string][]string{
 		"provider":   providerEnv,
 		"translator": nil,
-		"xds":        {"GATEWIRE_XDS_ADDRESS=" + xdsAddr},
-		"infra":      {"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + filepath.Join(tmp, "bootstrap"), "GATEWIRE_INFRA_XDS_ADDRESS=" + xdsAddr},
+		"xds":        {"GATEWIRE_XDS_ADDRESS=" + xdsAddr, "GATEWIRE_XDS_INSECURE=true"},
+		"infra":      {"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + filepath.Join(tmp, "bootstrap"), "GATEWIRE_INFRA_XDS_ADDRESS=" + xdsAddr, "GATEWIRE_XDS_INSECURE=true"},
 	}}
 	common := []string{"GATEWIRE_NATS_URL=nats://" + natsAddr, "GATEWIRE_SYSTEM=perf", "GATEWIRE_LOG_LEVEL=warn", "GATEWIRE_ADMIN_PPROF=true"}
 	for name := range in.env {
