@@ -241,8 +241,10 @@ func startMonitored(t *testing.T) *monitored {
 		p := start(t, name, append(append([]string{"GATEWIRE_ADMIN_ADDRESS=" + w.admins[name]}, common...), env[name]...))
 		waitReady(t, p, w.admins[name], 60*time.Second)
 	}
-	createObjects(t, kube, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n", gatewayYAML, backendYAML, routeYAML("/cart"))
+	// The Envoy connects first, so that its configuration is pushed to it
+	// (gatewire_xds_push_seconds counts versions set after a stream opened).
 	envoy := connectEnvoyWith(t, xdsAddr, "shop/edge", pki.creds(t, "shop/edge"))
+	createObjects(t, kube, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n", gatewayYAML, backendYAML, routeYAML("/cart"))
 	envoy.waitFor(t, 30*time.Second, "the route of shop/edge", func(s snapshot) bool {
 		return routeTo(s, "shop.example.com", "/cart") != ""
 	})

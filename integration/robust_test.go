@@ -166,16 +166,21 @@ func TestChaosDecompressionBomb(t *testing.T) {
 	})
 }
 
-// TestChaosCorruptValueAfterRestart kills the translator with SIGKILL,
-// writes garbage under the cart route's key and starts it again: the
+// TestChaosCorruptValueAfterRestart kills the provider and the translator
+// with SIGKILL, writes garbage under the cart route's key and starts the
+// translator again: the
 // route is not taken for deleted (the Envoy keeps it while translation
 // waits, and its status stays), and the Gateway's status says which key
 // does not decode.
 func TestChaosCorruptValueAfterRestart(t *testing.T) {
 	c := startRobust(t, "")
-	p := c.procs["translator"]
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
+	// The provider is down too: it repairs a corrupt key within a second
+	// (its own test), and this one is of the translator alone.
+	for _, name := range []string{"provider", "translator"} {
+		p := c.procs[name]
+		_ = p.cmd.Process.Signal(syscall.SIGKILL)
+		<-p.done
+	}
 	h := nats.Header{}
 	h.Set(bus.HeaderType, "gatewire.bus.v1.Resource")
 	key := bus.ResourceKey("HTTPRoute", "shop", "cart")
