@@ -93,7 +93,8 @@ func (p *publisher) load(ctx context.Context) error {
 // loaded records one entry of the initial read of the bucket.
 func (p *publisher) loaded(records map[string]record, e *bus.Entry) {
 	res, ok := e.Value.(*busv1.Resource)
-	if e.Op != bus.OpPut || (ok && !strings.HasPrefix(res.GetOrigin(), OriginPrefix)) {
+	if e.Op != bus.OpPut || (ok && !strings.HasPrefix(res.GetOrigin(), OriginPrefix)) || strings.HasPrefix(e.Key, bus.SyncKind+".") {
+		// not a file object; sync marks are no objects at all
 		delete(records, e.Key)
 		return
 	}
