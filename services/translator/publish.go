@@ -80,7 +80,10 @@ func (s *Service) writeGateway(ctx context.Context, st *session, out *Output, al
 			return err
 		}
 	}
-	st.irPending[out.Gateway] = out.IR
+	if len(st.irPending) == 0 {
+		st.irFirst = time.Now()
+	}
+	st.irPending[out.Gateway], st.irLast = out.IR, time.Now()
 	if err := s.put(ctx, st, bus.Infra, key, out.Proxy); err != nil {
 		return err
 	}
@@ -259,12 +262,24 @@ type sentValue struct {
 	fp  fingerprint
 }
 
-// irDelay is how long after a translation its IR is written. The IR is
-// for people and tools (gatewire status, tests), and the largest output:
-// the xds, status and infra outputs are written at once, and the IRs of
-// the gateways translated within irDelay follow together, irDelay after
-// the first.
-const irDelay = 250 * time.Millisecond
+// The IR is for people and tools (gatewire status, tests), and the
+// largest output: the xds, status and infra outputs are written at once,
+// and the IRs once translations have paused for irDelay, or irMaxDelay
+// after the first IR not written, whichever comes first, so that a burst
+// of edits pays for one IR write, not one per edit.
+const (
+	irDelay    = 250 * time.Millisecond
+	irMaxDelay = 5 * time.Second
+)
+
+// irDue is when the IRs pending are written.
+func irDue(st *session) time.Time {
+	quiet, latest := st.irLast.Add(irDelay), st.irFirst.Add(irMaxDelay)
+	if quiet.Before(latest) {
+		return quiet
+	}
+	return latest
+}
 
 // writeIRs writes the IRs translated and not written yet.
 func (s *Service) writeIRs(ctx context.Context, st *session) error {
