@@ -195,8 +195,9 @@ func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string
 	// be hashed again.
 	sent, ok := st.sent[sentKey{b, key}]
 	fp := sent.fp
+	var data []byte // msg's encoding, when hashing it gave it
 	if !ok || sent.msg != msg {
-		fp = fingerprintOf(msg)
+		fp, data = fingerprintAndBytes(msg)
 	}
 	st.sent[sentKey{b, key}] = sentValue{msg: msg, fp: fp}
 	if st.ledger.unchanged(b, key, fp) {
@@ -205,7 +206,7 @@ func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string
 	stamp(msg, st.revision)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 	defer cancel()
-	opts := []bus.PutOption{bus.WithSourceRevision(st.revision),
+	opts := []bus.PutOption{bus.WithSourceRevision(st.revision), bus.WithMarshalled(data),
 		bus.WithHeader(headerDigest, fp.String()), bus.WithHeader(headerWriter, s.id), bus.WithPublishedFrom(ctx)}
 	rev, err := uint64(0), bus.ErrConflict
 	if expect, ok := st.ledger.expected(b, key, st.revision); ok {
@@ -223,7 +224,11 @@ func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string
 		return err
 	}
 	observeOutput(ctx, b, "put")
-	large := int64(proto.Size(msg)) > s.bus.Conn().MaxPayload()/2
+	size := len(data)
+	if data == nil {
+		size = proto.Size(msg)
+	}
+	large := int64(size) > s.bus.Conn().MaxPayload()/2
 	st.ledger.wrote(b, key, fp, rev, st.revision, large)
 	return nil
 }
