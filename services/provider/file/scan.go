@@ -53,6 +53,8 @@ type folder struct {
 	dirs map[string]bool
 	// rootProblem is set while the folder itself cannot be read.
 	rootProblem *manifest.Problem
+	// decodes are the files read and not decoded yet (see decodeAll).
+	decodes []decodeJob
 	// defs, want and touched are the merged view (see merge.go).
 	defs    map[string][]ref
 	want    map[string]manifest.Object
@@ -118,6 +120,7 @@ func (f *folder) scan(watch func(dir string) error) bool {
 		f.read(path)
 		return nil
 	})
+	f.decodeAll()
 	if err != nil {
 		if f.rootProblem == nil {
 			f.log.Error("read folder", "path", f.root, "line", 0, "error", err)
@@ -157,6 +160,7 @@ func (f *folder) readPaths(paths []string) bool {
 	for _, path := range paths {
 		f.read(path)
 	}
+	f.decodeAll()
 	return true
 }
 
@@ -222,16 +226,7 @@ func (f *folder) read(path string) {
 		return
 	}
 	src.digest, src.read, src.changedAt = digest, true, readAt
-	objects, problems := manifest.Decode(path, data)
-	src.problems = problems
-	if len(problems) > 0 {
-		for _, p := range problems {
-			f.log.Error("file problem", "path", p.Path, "line", p.Line, "error", p.Message)
-		}
-		return
-	}
-	f.setObjects(path, src, objects)
-	f.log.Debug("file read", "path", path, "objects", len(objects))
+	f.decodes = append(f.decodes, decodeJob{path: path, src: src, data: data})
 }
 
 // readProblem records a file that cannot be read; its last good content is
