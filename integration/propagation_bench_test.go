@@ -76,6 +76,7 @@ type figures struct {
 	cold, coldCPU, coldLoad float64
 	snapshots, firstVhosts  int
 	p50, p90, p99, editLoad float64
+	first, slowest          float64 // the first edit after the load, and the slowest
 	rss, hwm, cpu           map[string]float64
 	endLoad                 float64
 	procs                   []string
@@ -135,6 +136,7 @@ func propagation(b *testing.B, mode, dir string, n int) {
 	}
 	wg.Wait()
 	f.editLoad = loadavg(b)
+	f.first, f.slowest = edits[0], slices.Max(edits)
 	slices.Sort(edits)
 	f.p50, f.p90, f.p99 = percentile(edits, 50), percentile(edits, 90), percentile(edits, 99)
 
@@ -178,6 +180,7 @@ func (f figures) report(b *testing.B, mode string, n int) {
 	fmt.Fprintf(&t, "  %-34s %-28s load %.2f\n", "cold start to the complete config", fmt.Sprintf("%.2f s wall, %.2f s CPU", f.cold, f.coldCPU), f.coldLoad)
 	fmt.Fprintf(&t, "  %-34s %-28s load %.2f\n", "route configurations until then", fmt.Sprintf("%d (the first of %d vhosts)", f.snapshots, f.firstVhosts), f.coldLoad)
 	fmt.Fprintf(&t, "  %-34s %-28s load %.2f\n", "one route edit, p50 / p90 / p99", fmt.Sprintf("%.1f / %.1f / %.1f ms", f.p50, f.p90, f.p99), f.editLoad)
+	fmt.Fprintf(&t, "  %-34s %-28s load %.2f\n", "the first edit, the slowest", fmt.Sprintf("%.1f / %.1f ms", f.first, f.slowest), f.editLoad)
 	for _, name := range f.procs {
 		fmt.Fprintf(&t, "  %-34s %-28s load %.2f\n", name+": VmRSS / VmHWM, CPU", fmt.Sprintf("%.0f / %.0f MiB, %.2f s", f.rss[name], f.hwm[name], f.cpu[name]), f.endLoad)
 	}
