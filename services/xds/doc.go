@@ -117,7 +117,10 @@
 // dials (xds:///<hostname>, no port). A gRPC client names only the
 // resources its channels use, and is answered with those that exist; a
 // listener or cluster it names that is gone is left out of the answer,
-// which tells the client it was removed. An API listener that does not
+// which tells the client it was removed. When its names grow, it is sent
+// the resources it now names even if the version did not change: a
+// client that names every resource of a type after it was sent part of
+// it does not have them all. An API listener that does not
 // decode, fails ValidateAll, is not an api_listener, or names a route
 // configuration the snapshot does not hold, is refused like any bad
 // value. NACKs of proxyless clients are

@@ -29,7 +29,11 @@ import (
 //     sent them once it names every resource of the type the snapshot
 //     holds, as it does after it applied the listeners or clusters that
 //     need them; it is then sent the shared response of the type. Every
-//     other named subscription is sent the resources it names that exist.
+//     other named subscription is sent the resources it names that exist,
+//     and sent again, at the same version, when its names change while
+//     the last response held only part of the type (or the client said it
+//     had the version while naming only part of it): names that grow to
+//     cover the type do not mean the client has every resource.
 
 // handleSotw applies one request to the stream's state.
 func (s *Service) handleSotw(st *stream, req *discovery.DiscoveryRequest) error {
@@ -48,7 +52,8 @@ func (s *Service) handleSotw(st *stream, req *discovery.DiscoveryRequest) error 
 	if snap != nil {
 		current = snap.types[i]
 	}
-	if nonce := req.GetResponseNonce(); nonce != "" && ts.last != "" {
+	subscribes := req.GetResponseNonce() == "" || ts.last == ""
+	if nonce := req.GetResponseNonce(); !subscribes {
 		if nonce != ts.last {
 			s.metrics.transient(transientStaleNonce)
 			return nil
@@ -65,6 +70,10 @@ func (s *Service) handleSotw(st *stream, req *discovery.DiscoveryRequest) error 
 	}
 	if ts.sub.set(req.GetResourceNames(), current) && req.GetResponseNonce() != "" {
 		ts.namesChanged = true
+	}
+	if subscribes {
+		// The client has at most the names it subscribes to.
+		ts.sentPartial = current == nil || !ts.sub.covers(current)
 	}
 	return nil
 }
@@ -100,7 +109,7 @@ func (s *Service) nextSotw(st *stream, i int, t *typeSnap) (*encoded, *typeSnap)
 		return nil, nil
 	}
 	partial := !ts.sub.covers(t)
-	if ts.sentVersion == t.version && !(partial && ts.namesChanged) {
+	if ts.sentVersion == t.version && !((partial || ts.sentPartial) && ts.namesChanged) {
 		return nil, nil
 	}
 	if partial && !st.node.proxyless && (i == typeRoute || i == typeEndpoint) {
@@ -113,7 +122,7 @@ func (s *Service) nextSotw(st *stream, i int, t *typeSnap) (*encoded, *typeSnap)
 	}
 	nonce := st.nextNonce()
 	ts.pending, ts.last, ts.sentAt, ts.namesChanged, ts.held = nonce, nonce, time.Now(), false, ""
-	ts.sentVersion = t.version
+	ts.sentVersion, ts.sentPartial = t.version, partial
 	return sotwResponse(body, nonce), t
 }
 
