@@ -55,7 +55,10 @@
 // type outstanding until the client answers it, so a slow client skips
 // versions instead of queueing them. When several types changed, a stream
 // sends secrets, clusters, endpoints, listeners and then routes: what a
-// resource needs arrives before it. A response that a client does not take
+// resource needs arrives before it; but when clusters the client holds
+// go, an ADS stream sends listeners and routes first and the clusters
+// after them, so that nothing still routes to a removed cluster (see
+// order.go). A response that a client does not take
 // within GATEWIRE_XDS_SEND_TIMEOUT closes its stream, logged and counted in
 // gatewire_xds_send_timeouts_total; other streams never wait for it. A
 // stream keeps only what it needs to compute its next response: per type

@@ -67,6 +67,7 @@ func (s *Service) handleSotw(st *stream, req *discovery.DiscoveryRequest) error 
 		ts.pending = ""
 		ts.sentVersion = req.GetVersionInfo()
 		ts.acked = req.GetVersionInfo()
+		ts.sentNames = nil
 	}
 	if ts.sub.set(req.GetResourceNames(), current) && req.GetResponseNonce() != "" {
 		ts.namesChanged = true
@@ -78,14 +79,16 @@ func (s *Service) handleSotw(st *stream, req *discovery.DiscoveryRequest) error 
 	return nil
 }
 
-// pushSotw sends every type whose response is due, in type order.
+// pushSotw sends every type whose response is due, in the order of
+// [pushOrder].
 func (s *Service) pushSotw(st *stream) error {
 	snap := st.view()
 	if snap == nil {
 		return nil
 	}
-	for i := range numTypes {
-		if st.only >= 0 && i != st.only {
+	order, holdClusters := pushOrder(st, snap)
+	for _, i := range order {
+		if st.only >= 0 && i != st.only || held(i, holdClusters) {
 			continue
 		}
 		msg, t := s.nextSotw(st, i, snap.types[i])
@@ -122,7 +125,7 @@ func (s *Service) nextSotw(st *stream, i int, t *typeSnap) (*encoded, *typeSnap)
 	}
 	nonce := st.nextNonce()
 	ts.pending, ts.last, ts.sentAt, ts.namesChanged, ts.held = nonce, nonce, time.Now(), false, ""
-	ts.sentVersion, ts.sentPartial = t.version, partial
+	ts.sentVersion, ts.sentPartial, ts.sentNames = t.version, partial, t.names
 	return sotwResponse(body, nonce), t
 }
 

@@ -90,6 +90,10 @@ type typeState struct {
 	// of the type. A subscription that grows to cover the type is then
 	// sent the whole type again, at the same version.
 	sentPartial bool
+	// sentNames are the names of the version last sent (or, on delta
+	// streams, held): what the client may hold, to see whether the next
+	// response removes any.
+	sentNames *nameSet
 	// held is the version a NACK rejected: it is not sent again.
 	held    string
 	acked   string
