@@ -63,8 +63,9 @@
 // gatewire_xds_send_timeouts_total; other streams never wait for it. A
 // stream keeps only what it needs to compute its next response: per type
 // the names it subscribes to (a subscription to all of a type's resources
-// shares the snapshot's name set), the version and nonce it was last sent,
-// what it ACKed and its last NACK. [Service.Streams] lists the open
+// shares the snapshot's name set), the version and nonce it was last sent
+// (with the name set of that version, shared too, and whether it got all
+// of it), what it ACKed and its last NACK. [Service.Streams] lists the open
 // streams with that state.
 //
 // An Envoy that names routes or endpoints is sent them once it names every
