@@ -39,6 +39,9 @@ type Service struct {
 	id      string
 	members *shard.Membership
 	ready   atomic.Bool
+	// undecodableWait is the budget of the hold of unknown keys (see
+	// syncGate); tests shorten it.
+	undecodableWait time.Duration
 }
 
 // Option changes how [New] builds a Service.
@@ -93,6 +96,8 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 		tracer:  o.tracers.Tracer(tracerName),
 		id:      id,
 		members: members,
+
+		undecodableWait: undecodableWait,
 	}, nil
 }
 

@@ -128,7 +128,7 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 		classes:   map[string]context.Context{},
 		last:      map[types.NamespacedName]*Output{},
 		outputs:   outputs,
-		gate:      newSyncGate(),
+		gate:      newSyncGate(s.undecodableWait),
 		bad:       badValues{},
 	}
 	err = s.follow(ctx, st, w)
@@ -341,6 +341,7 @@ func (s *Service) flush(st *session) error {
 			return err
 		}
 	}
+	st.gate.translated = true
 	if !s.ready.Swap(true) {
 		s.log.Info("every gateway translated", "revision", st.revision)
 	}
