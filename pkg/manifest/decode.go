@@ -96,6 +96,9 @@ type Options struct {
 	// with older schemas, or a writer other than gatewire, may publish;
 	// the provider and gatewire translate never publish them.
 	KeepRefused bool
+	// MaxBytes is the size limit of ReadResourcesWith's input; 0 is
+	// DefaultMaxBytes.
+	MaxBytes int64
 }
 
 // Error returns "<path>:<line>: <message>".

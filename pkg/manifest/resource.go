@@ -31,9 +31,10 @@ func ReadResources(r io.Reader, path string) ([]*busv1.Resource, error) {
 }
 
 // ReadResourcesWith is ReadResources with options; with KeepRefused, the
-// problems of refused objects are not errors.
+// problems of refused objects are not errors, and MaxBytes sets the size
+// limit.
 func ReadResourcesWith(r io.Reader, path string, o Options) ([]*busv1.Resource, error) {
-	data, err := ReadAll(r, path, 0)
+	data, err := ReadAll(r, path, o.MaxBytes)
 	if err != nil {
 		return nil, err
 	}

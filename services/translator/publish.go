@@ -97,6 +97,7 @@ func (s *Service) writeStatuses(ctx context.Context, st *session, out *Output, a
 	prev := st.statuses[out.Gateway]
 	next := make(map[*busv1.Status]string, len(out.Statuses))
 	written := map[string]bool{}
+	var puts []output
 	for _, status := range out.Statuses {
 		if k, ok := prev[status]; ok && !all && !st.foreign[sentKey{bus.Status, k}] {
 			next[status] = k
@@ -105,9 +106,10 @@ func (s *Service) writeStatuses(ctx context.Context, st *session, out *Output, a
 		k := statusKey(status, out.Gateway)
 		delete(st.foreign, sentKey{bus.Status, k})
 		next[status], written[k] = k, true
-		if err := s.put(ctx, st, bus.Status, k, status); err != nil {
-			return err
-		}
+		puts = append(puts, output{k, status})
+	}
+	if err := s.putMany(ctx, st, bus.Status, puts); err != nil {
+		return err
 	}
 	st.statuses[out.Gateway] = next
 	if all || prev == nil {

@@ -16,19 +16,23 @@ import (
 // Load reads the manifest r, named origin in errors, and returns an Index
 // of its objects (see manifest.ReadResources). Any problem is an error.
 func Load(r io.Reader, origin string) (*resources.Index, error) {
-	return load(r, origin, manifest.Options{})
+	return load(r, origin, manifest.Options{MaxBytes: maxBytes})
 }
+
+// maxBytes is the size limit of a manifest loaded by a test: benchmarks
+// load 10,000 routes in one manifest, above the provider's limit for a file.
+const maxBytes = 256 << 20
 
 // LoadAll is Load keeping the objects the API server would refuse
 // (manifest.Options.KeepRefused): for the golden cases, which check the
 // translator's own answer to such objects.
 func LoadAll(r io.Reader, origin string) (*resources.Index, error) {
-	return load(r, origin, manifest.Options{KeepRefused: true})
+	return load(r, origin, manifest.Options{KeepRefused: true, MaxBytes: maxBytes})
 }
 
 // DecodeAll returns the Resources of the manifest r as LoadAll reads them.
 func DecodeAll(r io.Reader, origin string) ([]*busv1.Resource, error) {
-	return manifest.ReadResourcesWith(r, origin, manifest.Options{KeepRefused: true})
+	return manifest.ReadResourcesWith(r, origin, manifest.Options{KeepRefused: true, MaxBytes: maxBytes})
 }
 
 func load(r io.Reader, origin string, o manifest.Options) (*resources.Index, error) {
