@@ -50,9 +50,11 @@
 //
 // Every output is written with the revision of the resources bucket it was
 // computed from (bus.WithSourceRevision), and only when it differs from
-// what is stored: the xDS first, then the statuses and the proxy spec, and
-// the IR, the largest output and one for people and tools, up to 250ms
-// later with those of other gateways translated meanwhile. Each gateway's
+// what is stored: the xDS first, then the statuses (in one batch) and the
+// proxy spec, and the IR, the largest output and one for people and tools,
+// once translations have paused for 250ms (at most 5s after the first IR
+// not written), with those of other gateways translated meanwhile, so
+// that a burst of edits writes each IR once. Each gateway's
 // translation is one OpenTelemetry span (tracer "gatewire/translator"), a
 // child of the trace of the latest change that affected it.
 //
