@@ -43,10 +43,6 @@ const (
 	ModeKubernetes = "kubernetes"
 )
 
-// DefaultControllerName is the spec.controllerName of gatewire's
-// GatewayClasses.
-const DefaultControllerName = "gatewire.dev/gatewayclass-controller"
-
 // mode is what each mode of the provider implements.
 type mode interface {
 	Run(ctx context.Context) error
@@ -100,7 +96,7 @@ func newKubernetes(cfg Config, b *bus.Bus, log *slog.Logger) (*Service, error) {
 	}
 	k, err := kube.New(rest, b, log, kube.Options{
 		Namespaces:     cfg.namespaces(),
-		ControllerName: cfg.ControllerName,
+		ControllerName: cfg.Controller(),
 		LeaderElection: cfg.LeaderElection,
 		LeaseName:      cmp.Or(cfg.LeaseName, b.System()+"-provider"),
 		LeaseNamespace: leaseNS,

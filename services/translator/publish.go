@@ -178,7 +178,7 @@ func (s *Service) deleteStatuses(ctx context.Context, st *session, gw types.Name
 // class is gone or not gatewire's.
 func (s *Service) translateClass(ctx context.Context, st *session, name string) error {
 	key := ClassStatusKey(name)
-	status := gatewayapi.TranslateClass(st.idx, name)
+	status := gatewayapi.TranslateClass(st.idx, s.cfg.Controller(), name)
 	if status == nil {
 		return s.delete(ctx, st, bus.Status, key)
 	}

@@ -114,7 +114,7 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 	idx := resources.NewIndex()
 	st := &session{
 		idx:       idx,
-		tr:        newTranslator(idx),
+		tr:        newTranslator(idx, s.cfg.Controller()),
 		built:     map[types.NamespacedName]bool{},
 		irPending: map[types.NamespacedName]*irv1.Gateway{},
 		sent:      map[sentKey]sentValue{},
