@@ -269,7 +269,7 @@ func checkNothingOf(t *testing.T, h *harness, gateway string) {
 	if len(keys) != 0 {
 		t.Errorf("proxies entries of %s: %v", gateway, keys)
 	}
-	if lines := h.logs.lines("xds client refused"); len(lines) == 0 {
+	if lines := h.logs.Lines("xds client refused"); len(lines) == 0 {
 		t.Error("no refusal logged")
 	}
 }
