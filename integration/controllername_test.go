@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // TestStandaloneControllerName runs gatewire standalone with a controller
@@ -57,17 +58,10 @@ func TestStandaloneControllerName(t *testing.T) {
 		return runGatewire(env, "status", "-nats-url", "nats://"+natsAddr, gateway)
 	}
 	accepted, programmed := regexp.MustCompile(`(?m)^\s+Accepted\s+True\b`), regexp.MustCompile(`(?m)^\s+Programmed\s+True\b`)
-	var out string
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		var err error
-		out, err = status("default/served")
-		if err == nil && accepted.MatchString(out) && programmed.MatchString(out) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gatewire status default/served: %v; want Accepted and Programmed True:\n%s", err, out)
-		}
-	}
+	testkit.EventuallyValue(t, 20*time.Second, "gatewire status default/served: Accepted and Programmed True", func() (string, bool) {
+		out, err := status("default/served")
+		return out, err == nil && accepted.MatchString(out) && programmed.MatchString(out)
+	})
 	// The translator published default/served after reading every
 	// resource, so it had translated default/ignored by then.
 	if out, err := status("default/ignored"); err == nil || !strings.Contains(out, "the bus holds nothing of it") {

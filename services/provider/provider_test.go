@@ -1,7 +1,6 @@
 package provider_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
 	"github.com/gatewire/gatewire/pkg/gatewayclass"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/provider"
 )
@@ -166,11 +165,7 @@ func TestQuickstartIsPublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, s)
-	for deadline := time.Now().Add(10 * time.Second); !s.Ready(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("not ready after 10s")
-		}
-	}
+	testkit.Eventually(t, 10*time.Second, "the provider ready", s.Ready)
 	if p := s.Problems(); len(p) != 0 {
 		t.Errorf("the quickstart has problems: %v", p)
 	}
@@ -193,30 +188,12 @@ func TestQuickstartIsPublished(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestFileModeLogsStatusChanges checks that the file mode, which has no
 // status subresource to write to, logs each change of the status bucket.
 func TestFileModeLogsStatusChanges(t *testing.T) {
 	b := bustest.New(t)
-	var logs syncBuffer
-	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var logs testkit.LogBuffer
+	log := logs.Logger(slog.LevelDebug)
 	s, err := provider.New(provider.Config{Mode: "file", Dir: quickstart}, b, log)
 	if err != nil {
 		t.Fatal(err)
@@ -229,11 +206,7 @@ func TestFileModeLogsStatusChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `msg=status mode=file object="Gateway default/quickstart" key=` + key
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs.String(), want); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no log line %q in:\n%s", want, logs.String())
-		}
-	}
+	testkit.Eventually(t, 10*time.Second, "the log line "+want, func() bool { return strings.Contains(logs.String(), want) })
 	if !strings.Contains(logs.String(), `conditions="Programmed=False(Invalid)"`) {
 		t.Errorf("the status line does not summarize the conditions:\n%s", logs.String())
 	}
