@@ -82,7 +82,7 @@ func startWith(t *testing.T, b *bus.Bus, replica string, edit func(*Config), opt
 	cfg.ReplicaID = replica
 	// Plaintext unless edit sets the TLS files: the tests of tls_test.go
 	// attack the mTLS server, the others test what it serves.
-	cfg.Insecure = true
+	cfg.XDSInsecure = true
 	edit(&cfg)
 	h.svc, err = New(cfg, b, log, append([]Option{WithListener(l), WithMeterProvider(meters)}, opts...)...)
 	if err != nil {

@@ -28,7 +28,7 @@ func TestMTLSRotation(t *testing.T) {
 	id := certs.GatewayID{TrustDomain: certstest.TrustDomain, Namespace: "ns", Name: "gw"}
 	client := certstest.Write(t, clientDir, certstest.Issue(t, ca, certs.GatewayRequest(id, 0)))
 	h := startWith(t, b, "xds-0", func(c *Config) {
-		c.Insecure = false
+		c.XDSInsecure = false
 		c.CertFile, c.KeyFile, c.CAFile = server.Cert, server.Key, server.CA
 	})
 	h.put(t, "ns.gw", xdstest.Sample("ns/gw", "v1"))

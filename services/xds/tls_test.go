@@ -42,7 +42,7 @@ func startTLS(t *testing.T, b *bus.Bus) (*harness, *pki) {
 	p := &pki{ca: certstest.CA(t, "xds test CA")}
 	p.server = certstest.XDSServer(t, p.ca)
 	h := startWith(t, b, "xds-0", func(c *Config) {
-		c.Insecure = false
+		c.XDSInsecure = false
 		c.CertFile, c.KeyFile, c.CAFile = p.server.Cert, p.server.Key, p.server.CA
 	})
 	return h, p
