@@ -35,7 +35,7 @@ func (s *Service) translateGateway(ctx context.Context, st *session, gw types.Na
 	start := time.Now()
 	out, how := s.retranslate(st, gw, w)
 	span.SetAttributes(attribute.String("gatewire.work", how))
-	observeTranslation(ctx, gw, how, time.Since(start))
+	s.metrics.observeTranslation(ctx, gw, how, time.Since(start))
 	if out == nil {
 		delete(st.last, gw)
 		delete(st.irPending, gw)
@@ -219,7 +219,7 @@ func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string
 	case err != nil:
 		return err
 	}
-	observeOutput(ctx, b, "put")
+	s.metrics.observeOutput(ctx, b, "put")
 	large := int64(proto.Size(msg)) > s.bus.Conn().MaxPayload()/2
 	st.ledger.wrote(b, key, fp, rev, st.revision, large)
 	return nil
@@ -241,7 +241,7 @@ func (s *Service) delete(ctx context.Context, st *session, b bus.Bucket, key str
 	case err != nil:
 		return err
 	}
-	observeOutput(ctx, b, "delete")
+	s.metrics.observeOutput(ctx, b, "delete")
 	st.ledger.deleted(b, key)
 	delete(st.sent, sentKey{b, key})
 	return nil

@@ -199,7 +199,7 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error
 				return err
 			}
 		}
-		observePending(st)
+		s.metrics.observePending(st)
 		if !st.synced || !st.dirty() || debounce != nil {
 			continue
 		}
