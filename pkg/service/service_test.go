@@ -104,17 +104,14 @@ func TestAdminWithoutPprof(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	url := "http://" + admin.Addr().String()
 	get := func(path string) int {
-		for deadline := time.Now().Add(5 * time.Second); ; {
+		return testkit.EventuallyValue(t, 5*time.Second, "an answer to GET "+path, func() (int, bool) {
 			resp, err := http.Get(url + path)
-			if err == nil {
-				resp.Body.Close()
-				return resp.StatusCode
+			if err != nil {
+				return 0, false
 			}
-			if time.Now().After(deadline) {
-				t.Fatal(err)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			resp.Body.Close()
+			return resp.StatusCode, true
+		})
 	}
 	if got := get("/readyz"); got != 200 {
 		t.Fatalf("/readyz = %d", got)
