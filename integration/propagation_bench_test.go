@@ -50,7 +50,9 @@ func benchSizes(b *testing.B) []int {
 //   - edit-p50/p90/p99-ms: over 60 edits of one route's file, from the
 //     write to the arrival of the route configuration that holds it;
 //   - <process>-rss-MiB, <process>-hwm-MiB: resident memory at the end and
-//     its peak, per process, and rss-MiB their sum.
+//     its peak, per process, and rss-MiB their sum; <process>-anon-MiB:
+//     RssAnon, the resident memory that is not the binary's own pages
+//     (which the system shares and may drop);
 //
 // BENCH_PROFILE=<folder> saves, per process, a CPU profile of the first
 // BENCH_PROFILE_SECONDS (default 10) of the cold start from the processes'
@@ -76,7 +78,9 @@ type figures struct {
 	cold, coldCPU, coldLoad float64
 	snapshots, firstVhosts  int
 	p50, p90, p99, editLoad float64
+	first, slowest          float64 // the first edit after the load, and the slowest
 	rss, hwm, cpu           map[string]float64
+	anon                    map[string]float64 // RssAnon: VmRSS without the pages of the binary
 	endLoad                 float64
 	procs                   []string
 }
@@ -135,13 +139,15 @@ func propagation(b *testing.B, mode, dir string, n int) {
 	}
 	wg.Wait()
 	f.editLoad = loadavg(b)
+	f.first, f.slowest = edits[0], slices.Max(edits)
 	slices.Sort(edits)
 	f.p50, f.p90, f.p99 = percentile(edits, 50), percentile(edits, 90), percentile(edits, 99)
 
-	f.rss, f.hwm, f.cpu = map[string]float64{}, map[string]float64{}, map[string]float64{}
+	f.rss, f.hwm, f.anon, f.cpu = map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]float64{}
 	for _, p := range in.procs {
 		f.procs = append(f.procs, p.name)
 		f.rss[p.name], f.hwm[p.name], f.cpu[p.name] = statusMiB(b, p, "VmRSS"), statusMiB(b, p, "VmHWM"), cpuSeconds(b, p)
+		f.anon[p.name] = statusMiB(b, p, "RssAnon")
 	}
 	f.endLoad = loadavg(b)
 	if profiles != "" {
@@ -170,6 +176,7 @@ func (f figures) report(b *testing.B, mode string, n int) {
 	for _, name := range f.procs {
 		b.ReportMetric(f.rss[name], name+"-rss-MiB")
 		b.ReportMetric(f.hwm[name], name+"-hwm-MiB")
+		b.ReportMetric(f.anon[name], name+"-anon-MiB")
 		total += f.rss[name]
 	}
 	b.ReportMetric(total, "rss-MiB")
@@ -178,8 +185,10 @@ func (f figures) report(b *testing.B, mode string, n int) {
 	fmt.Fprintf(&t, "  %-34s %-28s load %.2f\n", "cold start to the complete config", fmt.Sprintf("%.2f s wall, %.2f s CPU", f.cold, f.coldCPU), f.coldLoad)
 	fmt.Fprintf(&t, "  %-34s %-28s load %.2f\n", "route configurations until then", fmt.Sprintf("%d (the first of %d vhosts)", f.snapshots, f.firstVhosts), f.coldLoad)
 	fmt.Fprintf(&t, "  %-34s %-28s load %.2f\n", "one route edit, p50 / p90 / p99", fmt.Sprintf("%.1f / %.1f / %.1f ms", f.p50, f.p90, f.p99), f.editLoad)
+	fmt.Fprintf(&t, "  %-34s %-28s load %.2f\n", "the first edit, the slowest", fmt.Sprintf("%.1f / %.1f ms", f.first, f.slowest), f.editLoad)
 	for _, name := range f.procs {
-		fmt.Fprintf(&t, "  %-34s %-28s load %.2f\n", name+": VmRSS / VmHWM, CPU", fmt.Sprintf("%.0f / %.0f MiB, %.2f s", f.rss[name], f.hwm[name], f.cpu[name]), f.endLoad)
+		fmt.Fprintf(&t, "  %-34s %-28s load %.2f\n", name+": VmRSS / VmHWM / RssAnon, CPU",
+			fmt.Sprintf("%.0f / %.0f / %.0f MiB, %.2f s", f.rss[name], f.hwm[name], f.anon[name], f.cpu[name]), f.endLoad)
 	}
 	fmt.Fprintf(&t, "  %-34s %-28s load %.2f\n", "VmRSS of all processes", fmt.Sprintf("%.0f MiB", total), f.endLoad)
 	b.Log(t.String())

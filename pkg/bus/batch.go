@@ -48,7 +48,7 @@ func (x *Batch) Put(ctx context.Context, key string, msg proto.Message, opts ...
 	if x.err != nil {
 		return
 	}
-	data, h, err := x.b.encode(ctx, msg)
+	data, h, err := x.b.encode(ctx, msg, nil)
 	if err != nil {
 		x.err = err
 		return

@@ -60,8 +60,11 @@ func (c headerCarrier) Keys() []string {
 
 // encode marshals msg into a message body and its headers. Large values are
 // compressed, and values still too large are moved to the object store.
-func (b *Bus) encode(ctx context.Context, msg proto.Message) ([]byte, nats.Header, error) {
-	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+func (b *Bus) encode(ctx context.Context, msg proto.Message, marshalled []byte) ([]byte, nats.Header, error) {
+	data, err := marshalled, error(nil)
+	if data == nil {
+		data, err = proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("bus: marshal %s: %w", msg.ProtoReflect().Descriptor().FullName(), err)
 	}

@@ -24,6 +24,7 @@ type putOptions struct {
 	revision    uint64
 	hasRevision bool
 	headers     nats.Header
+	marshalled  []byte
 }
 
 // WithSourceRevision stamps an output with the revision of the resources it
@@ -51,6 +52,14 @@ func WithHeader(name, value string) PutOption {
 		}
 		o.headers.Set(name, value)
 	}
+}
+
+// WithMarshalled gives Put the value already marshalled, deterministically
+// (proto.MarshalOptions{Deterministic: true}), so that it is not marshalled
+// again: a writer that hashed those bytes saves a pass over a large value.
+// data must be msg's encoding.
+func WithMarshalled(data []byte) PutOption {
+	return func(o *putOptions) { o.marshalled = data }
 }
 
 // addHeaders copies the writer's headers into h, except those it must not
@@ -100,7 +109,11 @@ func (b *Bus) last(ctx context.Context, bucket Bucket, key string) (*last, error
 
 // Put writes msg under key and returns the new KV revision.
 func (b *Bus) Put(ctx context.Context, bucket Bucket, key string, msg proto.Message, opts ...PutOption) (uint64, error) {
-	data, h, err := b.encode(ctx, msg)
+	var o putOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	data, h, err := b.encode(ctx, msg, o.marshalled)
 	if err != nil {
 		return 0, err
 	}

@@ -297,25 +297,36 @@ func othersStatus(gwNS string) bool {
 // revision, which changes with every write. It sets the revision aside for
 // the time of the encoding, so m must not be read concurrently.
 func fingerprintOf(m proto.Message) fingerprint {
-	rev := sourceOf(m)
+	fp, _ := fingerprintAndBytes(m)
+	return fp
+}
+
+// fingerprintAndBytes is fingerprintOf with the bytes it hashed, which are
+// m's encoding unless m carries a source revision (nil then, and on error).
+func fingerprintAndBytes(m proto.Message) (fingerprint, []byte) {
+	rev, stamped := sourceOf(m)
 	stamp(m, 0)
 	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
 	stamp(m, rev)
 	if err != nil {
-		return fingerprint{} // unknown content: the write happens
+		return fingerprint{}, nil // unknown content: the write happens
 	}
-	return sha256.Sum256(b)
+	if stamped {
+		return sha256.Sum256(b), nil
+	}
+	return sha256.Sum256(b), b
 }
 
-// sourceOf is the source revision of the messages that carry one.
-func sourceOf(m proto.Message) uint64 {
+// sourceOf is the source revision of the messages that carry one, and
+// whether m is one.
+func sourceOf(m proto.Message) (uint64, bool) {
 	switch v := m.(type) {
 	case *busv1.XdsSnapshot:
-		return v.GetSourceRevision()
+		return v.GetSourceRevision(), true
 	case *busv1.Proxy:
-		return v.GetSourceRevision()
+		return v.GetSourceRevision(), true
 	}
-	return 0
+	return 0, false
 }
 
 // stamp sets the source revision of the messages that carry one.

@@ -80,7 +80,10 @@ func (s *Service) writeGateway(ctx context.Context, st *session, out *Output, al
 			return err
 		}
 	}
-	st.irPending[out.Gateway] = out.IR
+	if len(st.irPending) == 0 {
+		st.irFirst = time.Now()
+	}
+	st.irPending[out.Gateway], st.irLast = out.IR, time.Now()
 	if err := s.put(ctx, st, bus.Infra, key, out.Proxy); err != nil {
 		return err
 	}
@@ -192,8 +195,9 @@ func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string
 	// be hashed again.
 	sent, ok := st.sent[sentKey{b, key}]
 	fp := sent.fp
+	var data []byte // msg's encoding, when hashing it gave it
 	if !ok || sent.msg != msg {
-		fp = fingerprintOf(msg)
+		fp, data = fingerprintAndBytes(msg)
 	}
 	st.sent[sentKey{b, key}] = sentValue{msg: msg, fp: fp}
 	if st.ledger.unchanged(b, key, fp) {
@@ -202,7 +206,7 @@ func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string
 	stamp(msg, st.revision)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 	defer cancel()
-	opts := []bus.PutOption{bus.WithSourceRevision(st.revision),
+	opts := []bus.PutOption{bus.WithSourceRevision(st.revision), bus.WithMarshalled(data),
 		bus.WithHeader(headerDigest, fp.String()), bus.WithHeader(headerWriter, s.id), bus.WithPublishedFrom(ctx)}
 	rev, err := uint64(0), bus.ErrConflict
 	if expect, ok := st.ledger.expected(b, key, st.revision); ok {
@@ -220,7 +224,11 @@ func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string
 		return err
 	}
 	s.metrics.observeOutput(ctx, b, "put")
-	large := int64(proto.Size(msg)) > s.bus.Conn().MaxPayload()/2
+	size := len(data)
+	if data == nil {
+		size = proto.Size(msg)
+	}
+	large := int64(size) > s.bus.Conn().MaxPayload()/2
 	st.ledger.wrote(b, key, fp, rev, st.revision, large)
 	return nil
 }
@@ -259,12 +267,24 @@ type sentValue struct {
 	fp  fingerprint
 }
 
-// irDelay is how long after a translation its IR is written. The IR is
-// for people and tools (gatewire status, tests), and the largest output:
-// the xds, status and infra outputs are written at once, and the IRs of
-// the gateways translated within irDelay follow together, irDelay after
-// the first.
-const irDelay = 250 * time.Millisecond
+// The IR is for people and tools (gatewire status, tests), and the
+// largest output: the xds, status and infra outputs are written at once,
+// and the IRs once translations have paused for irDelay, or irMaxDelay
+// after the first IR not written, whichever comes first, so that a burst
+// of edits pays for one IR write, not one per edit.
+const (
+	irDelay    = 250 * time.Millisecond
+	irMaxDelay = 5 * time.Second
+)
+
+// irDue is when the IRs pending are written.
+func irDue(st *session) time.Time {
+	quiet, latest := st.irLast.Add(irDelay), st.irFirst.Add(irMaxDelay)
+	if quiet.Before(latest) {
+		return quiet
+	}
+	return latest
+}
 
 // writeIRs writes the IRs translated and not written yet.
 func (s *Service) writeIRs(ctx context.Context, st *session) error {

@@ -41,6 +41,9 @@ type Service struct {
 	id      string
 	members *shard.Membership
 	ready   atomic.Bool
+	// undecodableWait is the budget of the hold of unknown keys (see
+	// syncGate); tests shorten it.
+	undecodableWait time.Duration
 }
 
 // Option changes how [New] builds a Service.
@@ -109,6 +112,8 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 		metrics: newMetrics(o.meters),
 		id:      id,
 		members: members,
+
+		undecodableWait: undecodableWait,
 	}, nil
 }
 

@@ -56,8 +56,10 @@ type session struct {
 	tr    *translator
 	last  map[types.NamespacedName]*Output
 	built map[types.NamespacedName]bool
-	// irPending are the IRs translated and not written yet (see writeIRs).
-	irPending map[types.NamespacedName]*irv1.Gateway
+	// irPending are the IRs translated and not written yet (see writeIRs),
+	// since irFirst; the last was translated at irLast.
+	irPending       map[types.NamespacedName]*irv1.Gateway
+	irFirst, irLast time.Time
 	// foreign are the resource keys of the xds bucket and the status keys
 	// another writer wrote since this session last wrote them: the next
 	// write of their gateway looks at them whatever changed.
@@ -126,7 +128,7 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 		classes:   map[string]context.Context{},
 		last:      map[types.NamespacedName]*Output{},
 		outputs:   outputs,
-		gate:      newSyncGate(),
+		gate:      newSyncGate(s.undecodableWait),
 		bad:       badValues{},
 	}
 	err = s.follow(ctx, st, w)
@@ -163,11 +165,13 @@ func (s *Service) awaitView(ctx context.Context) (shard.View, error) {
 // waiting in the watch (with no debounce), or once they have settled for
 // the debounce time; never while a provider syncs (see syncGate).
 func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error {
-	var debounce, reopen, irs <-chan time.Time
+	var debounce, reopen <-chan time.Time
 	var reopenAt time.Time // when reopen fires
+	irs := time.NewTimer(time.Hour)
+	defer irs.Stop()
 	for {
-		if irs == nil && len(st.irPending) > 0 {
-			irs = time.After(irDelay)
+		if len(st.irPending) > 0 {
+			irs.Reset(time.Until(irDue(st)))
 		}
 		select {
 		case <-ctx.Done():
@@ -193,8 +197,10 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error
 			debounce = nil
 		case <-reopen:
 			reopen = nil
-		case <-irs:
-			irs = nil
+		case <-irs.C:
+			if len(st.irPending) == 0 {
+				break
+			}
 			if err := s.writeIRs(ctx, st); err != nil {
 				return err
 			}
@@ -335,6 +341,7 @@ func (s *Service) flush(st *session) error {
 			return err
 		}
 	}
+	st.gate.translated = true
 	if !s.ready.Swap(true) {
 		s.log.Info("every gateway translated", "revision", st.revision)
 	}

@@ -22,20 +22,57 @@ import (
 // foreign or corrupt write), is unknown, not deleted: translating without
 // it could drop the object from every gateway that has it. It holds
 // translation the same way, until its owner writes it again (the provider
-// repairs its keys within seconds) or undecodableWait has passed; then the
-// object is left out, and said so in the log.
+// repairs its keys within seconds) or the hold's budget has passed; then
+// the object is left out, and said so in the log.
+//
+// The hold is bounded so that whoever can write the resources bucket
+// cannot freeze translation by writing garbage to a new key now and then:
+//   - Only keys that are unknown before the session's first translation
+//     hold. Those are the ones that could matter: the outputs on the bus
+//     may come from an earlier run that knew the object. Once the session
+//     has translated its gateways, every output it owns comes from its
+//     own index, which never held an unknown key's object, so leaving
+//     the object out loses nothing: such a key is logged and reported
+//     (badvalues.go), and translation goes on.
+//   - The hold is one budget per session, undecodableWait from the first
+//     unknown key, not a wait per key: more unknown keys do not make it
+//     longer.
+//
+// So an undecodable key delays a session's first translation by at most
+// undecodableWait (30 s), and later translations not at all. (A
+// session is one watch of the resources bucket: a translator's start, or
+// a watch reopened after NATS was lost.)
 type syncGate struct {
 	marks map[string]*busv1.SyncMark // by source
-	// unknown are the keys that do not decode, with when they stop
-	// holding.
-	unknown map[string]time.Time
+	// unknown are the keys that do not decode and hold translation.
+	unknown map[string]struct{}
+	// wait is the hold's budget, and holdUntil when it ends (zero until a
+	// key is unknown).
+	wait      time.Duration
+	holdUntil time.Time
+	// translated is set once the session has translated: unknown keys
+	// hold no more.
+	translated bool
 }
 
-// undecodableWait is how long an unknown key holds translation.
+// undecodableWait is the budget of the hold of unknown keys.
 const undecodableWait = 30 * time.Second
 
-func newSyncGate() *syncGate {
-	return &syncGate{marks: map[string]*busv1.SyncMark{}, unknown: map[string]time.Time{}}
+func newSyncGate(wait time.Duration) *syncGate {
+	return &syncGate{marks: map[string]*busv1.SyncMark{}, unknown: map[string]struct{}{}, wait: wait}
+}
+
+// holdUnknown records key as unknown at now, and reports whether it holds
+// translation, and until when.
+func (g *syncGate) holdUnknown(key string, now time.Time) (bool, time.Time) {
+	if g.translated {
+		return false, time.Time{}
+	}
+	if g.holdUntil.IsZero() {
+		g.holdUntil = now.Add(g.wait)
+	}
+	g.unknown[key] = struct{}{}
+	return now.Before(g.holdUntil), g.holdUntil
 }
 
 // decoded records that key's value decodes, or that it is deleted.
@@ -61,13 +98,8 @@ func (g *syncGate) apply(e *bus.Entry, kind, source string) bool {
 func (g *syncGate) closed(now time.Time) (bool, time.Time) {
 	var until time.Time
 	shut := false
-	for _, end := range g.unknown {
-		if now.Before(end) {
-			shut = true
-			if until.IsZero() || end.Before(until) {
-				until = end
-			}
-		}
+	if len(g.unknown) > 0 && !g.translated && now.Before(g.holdUntil) {
+		shut, until = true, g.holdUntil
 	}
 	for _, m := range g.marks {
 		if m.GetState() != busv1.SyncMark_STATE_SYNCING {
@@ -125,9 +157,19 @@ func (s *Service) undecodable(st *session, key, kind, ns, name string, err error
 		s.log.Warn("resource value does not decode, keeping its last value", "key", key, "error", err)
 		return
 	}
-	if _, seen := st.gate.unknown[key]; !seen {
-		st.gate.unknown[key] = time.Now().Add(undecodableWait)
+	if _, seen := st.gate.unknown[key]; seen {
+		return
+	}
+	holds, until := st.gate.holdUnknown(key, time.Now())
+	switch {
+	case holds:
 		s.log.Error("resource value does not decode and its object is unknown; translation waits for it to be written again",
-			"key", key, "error", err, "wait", undecodableWait)
+			"key", key, "error", err, "until", until)
+	case st.gate.translated:
+		s.log.Error("resource value does not decode and its object is unknown; translating without it, as before it was written",
+			"key", key, "error", err)
+	default:
+		s.log.Error("resource value does not decode and its object is unknown; translating without it: the wait for unknown keys is over",
+			"key", key, "error", err, "waited_since", until.Add(-st.gate.wait))
 	}
 }

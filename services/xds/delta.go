@@ -86,14 +86,16 @@ func (ts *typeState) heldVersion(name string) string {
 	return ""
 }
 
-// pushDelta sends every type whose response is due, in type order.
+// pushDelta sends every type whose response is due, in the order of
+// [pushOrder].
 func (s *Service) pushDelta(st *stream) error {
 	snap := st.view()
 	if snap == nil {
 		return nil
 	}
-	for i := range numTypes {
-		if st.only >= 0 && i != st.only {
+	order, holdClusters := pushOrder(st, snap)
+	for _, i := range order {
+		if st.only >= 0 && i != st.only || held(i, holdClusters) {
 			continue
 		}
 		msg, t := s.nextDelta(st, i, snap.types[i])
@@ -123,7 +125,7 @@ func (s *Service) nextDelta(st *stream, i int, t *typeSnap) (*encoded, *typeSnap
 	}
 	nonce := st.nextNonce()
 	ts.pending, ts.last, ts.sentAt, ts.sentVersion, ts.initial = nonce, nonce, now(), t.version, false
-	ts.has, ts.diff = t, nil
+	ts.has, ts.diff, ts.sentNames = t, nil, t.names
 	return deltaResponse(t, picked, removed, nonce), t
 }
 

@@ -55,13 +55,17 @@
 // type outstanding until the client answers it, so a slow client skips
 // versions instead of queueing them. When several types changed, a stream
 // sends secrets, clusters, endpoints, listeners and then routes: what a
-// resource needs arrives before it. A response that a client does not take
+// resource needs arrives before it; but when clusters the client holds
+// go, an ADS stream sends listeners and routes first and the clusters
+// after them, so that nothing still routes to a removed cluster (see
+// order.go). A response that a client does not take
 // within GATEWIRE_XDS_SEND_TIMEOUT closes its stream, logged and counted in
 // gatewire_xds_send_timeouts_total; other streams never wait for it. A
 // stream keeps only what it needs to compute its next response: per type
 // the names it subscribes to (a subscription to all of a type's resources
-// shares the snapshot's name set), the version and nonce it was last sent,
-// what it ACKed and its last NACK. [Service.Streams] lists the open
+// shares the snapshot's name set), the version and nonce it was last sent
+// (with the name set of that version, shared too, and whether it got all
+// of it), what it ACKed and its last NACK. [Service.Streams] lists the open
 // streams with that state.
 //
 // An Envoy that names routes or endpoints is sent them once it names every
@@ -117,7 +121,10 @@
 // dials (xds:///<hostname>, no port). A gRPC client names only the
 // resources its channels use, and is answered with those that exist; a
 // listener or cluster it names that is gone is left out of the answer,
-// which tells the client it was removed. An API listener that does not
+// which tells the client it was removed. When its names grow, it is sent
+// the resources it now names even if the version did not change: a
+// client that names every resource of a type after it was sent part of
+// it does not have them all. An API listener that does not
 // decode, fails ValidateAll, is not an api_listener, or names a route
 // configuration the snapshot does not hold, is refused like any bad
 // value. NACKs of proxyless clients are

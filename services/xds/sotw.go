@@ -29,7 +29,11 @@ import (
 //     sent them once it names every resource of the type the snapshot
 //     holds, as it does after it applied the listeners or clusters that
 //     need them; it is then sent the shared response of the type. Every
-//     other named subscription is sent the resources it names that exist.
+//     other named subscription is sent the resources it names that exist,
+//     and sent again, at the same version, when its names change while
+//     the last response held only part of the type (or the client said it
+//     had the version while naming only part of it): names that grow to
+//     cover the type do not mean the client has every resource.
 
 // handleSotw applies one request to the stream's state.
 func (s *Service) handleSotw(st *stream, req *discovery.DiscoveryRequest) error {
@@ -48,7 +52,8 @@ func (s *Service) handleSotw(st *stream, req *discovery.DiscoveryRequest) error 
 	if snap != nil {
 		current = snap.types[i]
 	}
-	if nonce := req.GetResponseNonce(); nonce != "" && ts.last != "" {
+	subscribes := req.GetResponseNonce() == "" || ts.last == ""
+	if nonce := req.GetResponseNonce(); !subscribes {
 		if nonce != ts.last {
 			s.metrics.transient(transientStaleNonce)
 			return nil
@@ -62,21 +67,28 @@ func (s *Service) handleSotw(st *stream, req *discovery.DiscoveryRequest) error 
 		ts.pending = ""
 		ts.sentVersion = req.GetVersionInfo()
 		ts.acked = req.GetVersionInfo()
+		ts.sentNames = nil
 	}
 	if ts.sub.set(req.GetResourceNames(), current) && req.GetResponseNonce() != "" {
 		ts.namesChanged = true
 	}
+	if subscribes {
+		// The client has at most the names it subscribes to.
+		ts.sentPartial = current == nil || !ts.sub.covers(current)
+	}
 	return nil
 }
 
-// pushSotw sends every type whose response is due, in type order.
+// pushSotw sends every type whose response is due, in the order of
+// [pushOrder].
 func (s *Service) pushSotw(st *stream) error {
 	snap := st.view()
 	if snap == nil {
 		return nil
 	}
-	for i := range numTypes {
-		if st.only >= 0 && i != st.only {
+	order, holdClusters := pushOrder(st, snap)
+	for _, i := range order {
+		if st.only >= 0 && i != st.only || held(i, holdClusters) {
 			continue
 		}
 		msg, t := s.nextSotw(st, i, snap.types[i])
@@ -100,7 +112,7 @@ func (s *Service) nextSotw(st *stream, i int, t *typeSnap) (*encoded, *typeSnap)
 		return nil, nil
 	}
 	partial := !ts.sub.covers(t)
-	if ts.sentVersion == t.version && !(partial && ts.namesChanged) {
+	if ts.sentVersion == t.version && !((partial || ts.sentPartial) && ts.namesChanged) {
 		return nil, nil
 	}
 	if partial && !st.node.proxyless && (i == typeRoute || i == typeEndpoint) {
@@ -113,7 +125,7 @@ func (s *Service) nextSotw(st *stream, i int, t *typeSnap) (*encoded, *typeSnap)
 	}
 	nonce := st.nextNonce()
 	ts.pending, ts.last, ts.sentAt, ts.namesChanged, ts.held = nonce, nonce, time.Now(), false, ""
-	ts.sentVersion = t.version
+	ts.sentVersion, ts.sentPartial, ts.sentNames = t.version, partial, t.names
 	return sotwResponse(body, nonce), t
 }
 

@@ -84,6 +84,16 @@ type typeState struct {
 	// namesChanged is set when a subscription to part of a type changed
 	// since the last response.
 	namesChanged bool
+	// sentPartial is set when the client may lack resources of
+	// sentVersion: its last response held only the names it subscribed
+	// to then, or it said it had the version for a subscription to part
+	// of the type. A subscription that grows to cover the type is then
+	// sent the whole type again, at the same version.
+	sentPartial bool
+	// sentNames are the names of the version last sent (or, on delta
+	// streams, held): what the client may hold, to see whether the next
+	// response removes any.
+	sentNames *nameSet
 	// held is the version a NACK rejected: it is not sent again.
 	held    string
 	acked   string

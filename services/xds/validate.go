@@ -42,20 +42,23 @@ type refs struct {
 // and keeps what it names, so that a snapshot's consistency is checked
 // without decoding it again. It is used by the feed's goroutine only.
 type checker struct {
-	refs map[string]map[string]*refs // by gateway key, then key suffix
+	refs map[string]*gatewayRefs // by gateway key
 	// gateway and suffix are those of the entry the feed applies now.
 	gateway, suffix string
 }
 
-func newChecker() *checker { return &checker{refs: map[string]map[string]*refs{}} }
+func newChecker() *checker { return &checker{refs: map[string]*gatewayRefs{}} }
 
 // entry tells the checker which key the next validation is of, and
 // forgets what it held under that key: a refused or deleted value names
 // nothing.
 func (c *checker) entry(gateway, suffix string) {
 	c.gateway, c.suffix = gateway, suffix
-	if m := c.refs[gateway]; m != nil {
-		delete(m, suffix)
+	if g := c.refs[gateway]; g != nil {
+		g.set(suffix, nil)
+		if len(g.bySuffix) == 0 {
+			delete(c.refs, gateway)
+		}
 	}
 }
 
@@ -74,12 +77,12 @@ func (c *checker) validate(r *busv1.XdsResource) error {
 	if got.name != r.GetName() {
 		return fmt.Errorf("the value is named %q", got.name)
 	}
-	m := c.refs[c.gateway]
-	if m == nil {
-		m = map[string]*refs{}
-		c.refs[c.gateway] = m
+	g := c.refs[c.gateway]
+	if g == nil {
+		g = newGatewayRefs()
+		c.refs[c.gateway] = g
 	}
-	m[c.suffix] = got
+	g.set(c.suffix, got)
 	return nil
 }
 
@@ -208,38 +211,6 @@ func routeClusters(vh *route.VirtualHost) []string {
 		}
 	}
 	return out
-}
-
-// consistent checks what the gateway's resources name: every route
-// configuration a listener takes over RDS exists, every EDS cluster has
-// its endpoints, and every cluster a route sends to exists. The error
-// names the first resource that is not.
-func (c *checker) consistent(gateway string) error {
-	m := c.refs[gateway]
-	have := map[xdsbucket.Kind]map[string]bool{
-		xdsbucket.KindRoute: {}, xdsbucket.KindCluster: {}, xdsbucket.KindEndpoint: {},
-	}
-	for _, r := range m {
-		if set := have[r.kind]; set != nil {
-			set[r.name] = true
-		}
-	}
-	for _, r := range m {
-		for _, name := range r.routes {
-			if !have[xdsbucket.KindRoute][name] {
-				return fmt.Errorf("inconsistent: %s %q takes route configuration %q, which the snapshot does not hold", listenerKind(r.kind), r.name, name)
-			}
-		}
-		if r.endpoints != "" && !have[xdsbucket.KindEndpoint][r.endpoints] {
-			return fmt.Errorf("inconsistent: EDS cluster %q has no ClusterLoadAssignment %q", r.name, r.endpoints)
-		}
-		for _, name := range r.clusters {
-			if !have[xdsbucket.KindCluster][name] {
-				return fmt.Errorf("inconsistent: virtual host %q sends to cluster %q, which the snapshot does not hold", r.name, name)
-			}
-		}
-	}
-	return nil
 }
 
 func listenerKind(k xdsbucket.Kind) string {

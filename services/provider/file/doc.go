@@ -47,10 +47,15 @@
 // are never deleted, but a file object with the same key overwrites them. One
 // file provider per installation: two would delete each other's keys.
 // File system events are gathered for 5ms after the last one (at most 100ms
-// in all) and then the whole folder is scanned again, which handles editors
-// that write in bursts, rename into place or delete and recreate, and
-// ConfigMap volumes that swap a link: an edit reaches the bus in a few
-// milliseconds. Files whose content did not change are not decoded again.
+// in all). Then the files they name are read again, and only the keys those
+// files define, or defined, are compared and published, so that an edit
+// costs what it touches, however large the folder. The whole folder is
+// scanned again only for what a file event cannot explain: a folder
+// created, removed or renamed, a hidden name (the link swap of a ConfigMap
+// volume), lost events, and a bus error. This handles editors that write
+// in bursts, rename into place or delete and recreate: an edit reaches the
+// bus in a few milliseconds. Files whose content did not change are not
+// decoded again.
 //
 // # Files caught mid-write
 //

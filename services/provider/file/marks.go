@@ -15,19 +15,16 @@ const (
 	batchSyncWithin   = 30 * time.Second
 )
 
-// pending counts the writes a sync of want may make: the objects whose
-// input or origin differs from what was published (an upper bound: an
-// object rewritten with equal content counts), and the deletions.
-func (p *publisher) pending(want map[string]manifest.Object) int {
+// pending counts the writes a sync of want over keys (nil: all) may make:
+// the objects whose input or origin differs from what was published (an
+// upper bound: an object rewritten with equal content counts), and the
+// deletions.
+func (p *publisher) pending(want map[string]manifest.Object, keys map[string]bool) int {
 	n := 0
-	for key, o := range want {
+	for _, key := range p.candidates(want, keys) {
+		o, wanted := want[key]
 		prev, seen := p.records[key]
-		if !seen || !bytes.Equal(prev.input, o.JSON) || prev.origin != origin(o) {
-			n++
-		}
-	}
-	for key := range p.records {
-		if _, ok := want[key]; !ok {
+		if wanted && (!seen || !bytes.Equal(prev.input, o.JSON) || prev.origin != origin(o)) || !wanted && seen {
 			n++
 		}
 	}

@@ -142,6 +142,8 @@ func (p *Provider) Run(ctx context.Context) error {
 		marks:    syncmark.New(p.bus, "file"),
 		reported: map[string]bool{},
 		retry:    minRetry,
+		changed:  map[string]bool{},
+		full:     true,
 	}
 	defer r.pub.stop()
 	return r.loop(ctx)
@@ -171,6 +173,10 @@ type runner struct {
 	reported map[string]bool
 	// retry is the delay before the next retry of a failed sync.
 	retry time.Duration
+	// changed are the files events named since the last sync; full is set
+	// when the folder must be scanned again instead (see note).
+	changed map[string]bool
+	full    bool
 }
 
 func (r *runner) loop(ctx context.Context) error {
@@ -181,7 +187,10 @@ func (r *runner) loop(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case _, ok := <-r.watcher.Events:
+		case ev, ok := <-r.watcher.Events:
+			if ok {
+				r.note(ev)
+			}
 			if !ok {
 				return fmt.Errorf("file provider: watcher of %s closed", r.dir)
 			}
@@ -198,6 +207,7 @@ func (r *runner) loop(ctx context.Context) error {
 			}
 			// Events may have been lost (ErrEventOverflow): scan again.
 			r.log.Warn("watch error", "path", r.dir, "error", err)
+			r.full = true
 			settle.Reset(settleDelay)
 		case e, ok := <-r.bucketUpdates():
 			switch {
@@ -241,11 +251,12 @@ func (r *runner) sync(ctx context.Context) (bool, time.Time) {
 			}
 			return false, time.Time{}
 		}
+		r.full = true // every key is compared with what the bucket holds
 	}
-	scanned := r.folder.scan(r.watcher.Add)
+	keys, ok := r.read()
 	want, conflicts := r.folder.merge()
 	r.report(conflicts)
-	if !scanned {
+	if !ok {
 		return false, time.Time{}
 	}
 	now := time.Now()
@@ -258,7 +269,7 @@ func (r *runner) sync(ctx context.Context) (bool, time.Time) {
 		return held
 	}
 	marked := false
-	if first := !r.ready.Load(); first || r.pub.pending(want) > 1 {
+	if first := !r.ready.Load(); first || r.pub.pending(want, keys) > 1 {
 		within := batchSyncWithin
 		if first {
 			within = initialSyncWithin
@@ -269,7 +280,7 @@ func (r *runner) sync(ctx context.Context) (bool, time.Time) {
 		}
 		marked = true
 	}
-	puts, deletes, held, err := r.publish(ctx, want, holds)
+	puts, deletes, held, err := r.publish(ctx, want, keys, holds)
 	if err == nil && marked {
 		err = r.marks.Synced(ctx, len(want))
 	}
@@ -277,7 +288,8 @@ func (r *runner) sync(ctx context.Context) (bool, time.Time) {
 		if ctx.Err() == nil {
 			r.log.Error("publish resources", "error", err)
 		}
-		r.pub.stop() // read the bucket again before the retry
+		r.pub.stop() // read the bucket again, and the folder, before the retry
+		r.full = true
 		return false, time.Time{}
 	}
 	if puts+deletes > 0 || held > 0 {
@@ -292,11 +304,11 @@ func (r *runner) sync(ctx context.Context) (bool, time.Time) {
 
 // publish syncs the bucket in a span, so that the trace context the bus
 // writes with every put follows the change to the translator and beyond.
-func (r *runner) publish(ctx context.Context, want map[string]manifest.Object, holds func(string) bool) (puts, deletes, held int, err error) {
+func (r *runner) publish(ctx context.Context, want map[string]manifest.Object, keys map[string]bool, holds func(string) bool) (puts, deletes, held int, err error) {
 	ctx, span := r.tracer.Start(ctx, "provider.file.publish", trace.WithAttributes(
 		attribute.String("gatewire.provider.dir", r.dir), attribute.Int("gatewire.objects", len(want))))
 	defer span.End()
-	puts, deletes, held, err = r.pub.sync(ctx, want, holds)
+	puts, deletes, held, err = r.pub.sync(ctx, want, keys, holds)
 	span.SetAttributes(attribute.Int("gatewire.puts", puts), attribute.Int("gatewire.deletes", deletes),
 		attribute.Int("gatewire.held", held))
 	if err != nil {

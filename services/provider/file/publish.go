@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,6 +58,9 @@ type publisher struct {
 	// watch follows the bucket from load on, so that writes of others to
 	// the provider's keys are repaired (see repair.go); nil until load.
 	watch *bus.Watcher
+	// dirty are keys the next sync looks at whatever changed: keys to
+	// repair, and deletions held.
+	dirty map[string]bool
 }
 
 // load reads the file objects of the resources bucket, so that the first sync
@@ -79,7 +83,7 @@ func (p *publisher) load(ctx context.Context) error {
 				w.Stop()
 				return fmt.Errorf("reading %s: %w", p.bus.BucketName(bus.Resources), context.Cause(ctx))
 			case e == nil: // initial values done; the watch goes on for repairs
-				p.records, p.watch = records, w
+				p.records, p.watch, p.dirty = records, w, map[string]bool{}
 				return nil
 			}
 			p.loaded(records, e)
@@ -117,27 +121,64 @@ func (p *publisher) stop() {
 	if p.watch != nil {
 		p.watch.Stop()
 	}
-	p.watch, p.records = nil, nil
+	p.watch, p.records, p.dirty = nil, nil, nil
 }
 
 // sync puts every object of want that differs from what was published and
 // deletes the file objects that are no longer wanted, except those that hold
-// keeps (a file caught mid-write, see folder.holds). Puts go out in one
-// batch. It stops at the first bus error; what was done is remembered, so
-// calling it again finishes the job. It returns the number of keys whose
+// keeps (a file caught mid-write, see folder.holds). It looks at the keys
+// of keys only, with those a repair or a held deletion left (see dirty),
+// or at every key when keys is nil. Puts go out in one batch. It stops at
+// the first bus error; what was done is remembered, so calling it again
+// with every key finishes the job. It returns the number of keys whose
 // deletion is held.
-func (p *publisher) sync(ctx context.Context, want map[string]manifest.Object, holds func(path string) bool) (puts, deletes, held int, err error) {
+func (p *publisher) sync(ctx context.Context, want map[string]manifest.Object, keys map[string]bool, holds func(path string) bool) (puts, deletes, held int, err error) {
+	candidates := p.candidates(want, keys)
+	clear(p.dirty)
+	puts, err = p.put(ctx, want, candidates)
+	if err != nil {
+		return puts, deletes, held, err
+	}
+	for _, key := range candidates {
+		_, wanted := want[key]
+		if _, published := p.records[key]; wanted || !published {
+			continue
+		}
+		if holds(originPath(p.records[key].origin)) {
+			p.dirty[key] = true
+			held++
+			continue
+		}
+		opCtx, cancel := context.WithTimeout(ctx, opTimeout)
+		err := p.bus.Delete(opCtx, bus.Resources, key)
+		cancel()
+		if err != nil {
+			return puts, deletes, held, fmt.Errorf("delete %s: %w", key, err)
+		}
+		p.log.Debug("resource deleted", "key", key)
+		delete(p.records, key)
+		deletes++
+	}
+	return puts, deletes, held, nil
+}
+
+// put writes, in one batch, the objects of want under keys that differ from
+// what was published.
+func (p *publisher) put(ctx context.Context, want map[string]manifest.Object, keys []string) (puts int, err error) {
 	batch := p.bus.Batch(bus.Resources)
 	written := map[string]record{}
-	for _, key := range sortedKeys(want) {
-		o := want[key]
+	for _, key := range keys {
+		o, ok := want[key]
+		if !ok {
+			continue
+		}
 		prev, seen := p.records[key]
 		if seen && bytes.Equal(prev.input, o.JSON) && prev.origin == origin(o) {
 			continue
 		}
 		res, rec, err := next(o, prev, seen)
 		if err != nil {
-			return puts, deletes, held, fmt.Errorf("%s: %w", key, err)
+			return puts, fmt.Errorf("%s: %w", key, err)
 		}
 		rec.input = o.JSON
 		if seen && rec.content == prev.content && rec.origin == prev.origin {
@@ -159,27 +200,29 @@ func (p *publisher) sync(ctx context.Context, want map[string]manifest.Object, h
 		}
 	}
 	if err != nil {
-		return puts, deletes, held, fmt.Errorf("put: %w", err)
+		return puts, fmt.Errorf("put: %w", err)
 	}
-	for _, key := range sortedKeys(p.records) {
-		if _, ok := want[key]; ok {
-			continue
+	return puts, nil
+}
+
+// candidates returns, sorted, the keys a sync looks at: those of keys and
+// dirty, or every key wanted or published when keys is nil.
+func (p *publisher) candidates(want map[string]manifest.Object, keys map[string]bool) []string {
+	if keys == nil {
+		all := make(map[string]bool, len(want)+len(p.records))
+		for key := range want {
+			all[key] = true
 		}
-		if holds(originPath(p.records[key].origin)) {
-			held++
-			continue
+		for key := range p.records {
+			all[key] = true
 		}
-		opCtx, cancel := context.WithTimeout(ctx, opTimeout)
-		err := p.bus.Delete(opCtx, bus.Resources, key)
-		cancel()
-		if err != nil {
-			return puts, deletes, held, fmt.Errorf("delete %s: %w", key, err)
-		}
-		p.log.Debug("resource deleted", "key", key)
-		delete(p.records, key)
-		deletes++
+		return sortedKeys(all)
 	}
-	return puts, deletes, held, nil
+	some := maps.Clone(keys)
+	for key := range p.dirty {
+		some[key] = true
+	}
+	return sortedKeys(some)
 }
 
 // originPath is the path of an origin "file:<path>:<line>"; "" for another

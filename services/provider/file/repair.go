@@ -37,5 +37,6 @@ func (p *publisher) observe(e *bus.Entry) bool {
 	// The key keeps its generation; the zero content makes the sync write it.
 	rec.content, rec.input, rec.revision = [32]byte{}, nil, e.Revision
 	p.records[e.Key] = rec
+	p.dirty[e.Key] = true
 	return true
 }

@@ -49,12 +49,21 @@ type folder struct {
 	log      *slog.Logger
 	maxBytes int64
 	sources  map[string]*source // by path
+	// dirs are the folders the last scan walked (and watches).
+	dirs map[string]bool
 	// rootProblem is set while the folder itself cannot be read.
 	rootProblem *manifest.Problem
+	// decodes are the files read and not decoded yet (see decodeAll).
+	decodes []decodeJob
+	// defs, want and touched are the merged view (see merge.go).
+	defs    map[string][]ref
+	want    map[string]manifest.Object
+	touched map[string]bool
 }
 
 func newFolder(root string, log *slog.Logger, maxBytes int64) *folder {
-	return &folder{root: root, log: log, maxBytes: maxBytes, sources: map[string]*source{}}
+	return &folder{root: root, log: log, maxBytes: maxBytes, sources: map[string]*source{}, dirs: map[string]bool{},
+		defs: map[string][]ref{}, want: map[string]manifest.Object{}, touched: map[string]bool{}}
 }
 
 // holds reports whether the objects published from path must be kept
@@ -84,7 +93,7 @@ func (f *folder) holds(path string, now time.Time) (bool, time.Time) {
 // then left as they were, so that a folder that is briefly away (an unmounted
 // volume) does not empty the bus.
 func (f *folder) scan(watch func(dir string) error) bool {
-	seen := map[string]bool{}
+	seen, dirs := map[string]bool{}, map[string]bool{}
 	err := filepath.WalkDir(f.root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == f.root {
@@ -99,6 +108,7 @@ func (f *folder) scan(watch func(dir string) error) bool {
 		case d.IsDir() && hidden:
 			return filepath.SkipDir
 		case d.IsDir():
+			dirs[path] = true
 			if err := watch(path); err != nil {
 				f.log.Error("watch folder", "path", path, "error", err)
 			}
@@ -110,6 +120,7 @@ func (f *folder) scan(watch func(dir string) error) bool {
 		f.read(path)
 		return nil
 	})
+	f.decodeAll()
 	if err != nil {
 		if f.rootProblem == nil {
 			f.log.Error("read folder", "path", f.root, "line", 0, "error", err)
@@ -117,14 +128,49 @@ func (f *folder) scan(watch func(dir string) error) bool {
 		f.rootProblem = &manifest.Problem{Path: f.root, Message: fmt.Sprintf("cannot read the folder: %v", err)}
 		return false
 	}
-	f.rootProblem = nil
+	f.rootProblem, f.dirs = nil, dirs
 	for path := range f.sources {
 		if !seen[path] {
-			f.log.Info("file removed", "path", path)
-			delete(f.sources, path)
+			f.remove(path)
 		}
 	}
 	return true
+}
+
+// readPaths reads the files at paths, as scan would, and forgets those
+// that are gone. It reports false, having done nothing, when a path is
+// not a file a scan would read (a folder, or a path under which sources
+// lie): then the folder must be scanned.
+func (f *folder) readPaths(paths []string) bool {
+	for _, path := range paths {
+		if f.dirs[path] {
+			return false
+		}
+		if st, err := os.Lstat(path); err == nil && st.IsDir() {
+			return false
+		} else if errors.Is(err, fs.ErrNotExist) && f.sources[path] == nil {
+			prefix := path + string(filepath.Separator)
+			for p := range f.sources {
+				if strings.HasPrefix(p, prefix) {
+					return false
+				}
+			}
+		}
+	}
+	for _, path := range paths {
+		f.read(path)
+	}
+	f.decodeAll()
+	return true
+}
+
+// remove forgets the source at path, a file that is gone.
+func (f *folder) remove(path string) {
+	if src := f.sources[path]; src != nil {
+		f.log.Info("file removed", "path", path)
+		f.setObjects(path, src, nil)
+		delete(f.sources, path)
+	}
 }
 
 // keep marks path, and every source under it when it is a folder, as seen,
@@ -159,9 +205,8 @@ func (f *folder) read(path string) {
 		err = fmt.Errorf("%w; raise GATEWIRE_PROVIDER_MAX_FILE_BYTES to read it", err)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		// Removed since the folder was listed, or a dangling link: the
-		// removal's own event brings another scan.
-		delete(f.sources, path)
+		// Removed since the folder was listed, or a dangling link.
+		f.remove(path)
 		return
 	}
 	if err != nil {
@@ -181,16 +226,7 @@ func (f *folder) read(path string) {
 		return
 	}
 	src.digest, src.read, src.changedAt = digest, true, readAt
-	objects, problems := manifest.Decode(path, data)
-	src.problems = problems
-	if len(problems) > 0 {
-		for _, p := range problems {
-			f.log.Error("file problem", "path", p.Path, "line", p.Line, "error", p.Message)
-		}
-		return
-	}
-	src.objects = objects
-	f.log.Debug("file read", "path", path, "objects", len(objects))
+	f.decodes = append(f.decodes, decodeJob{path: path, src: src, data: data})
 }
 
 // readProblem records a file that cannot be read; its last good content is
