@@ -1,11 +1,14 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // TestServicesWithAuthorization runs the four services as processes on a
@@ -65,19 +68,12 @@ func TestServicesWithAuthorization(t *testing.T) {
 		return c != "" && endpointCount(s, c) == 3
 	})
 	reader := filepath.Join(auth, "clients", "reader")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testkit.EventuallyValue(t, 20*time.Second, "gatewire status as the reader: shop/edge Programmed", func() (string, bool) {
 		out, err := runGatewire(nil, "status", "-nats-url", url, "-system", "it",
 			"-nats-nkey-seed", filepath.Join(auth, "reader.nk"), "-nats-tls-ca", filepath.Join(reader, "ca.crt"),
 			"-nats-tls-cert", filepath.Join(reader, "tls.crt"), "-nats-tls-key", filepath.Join(reader, "tls.key"))
-		if err == nil && strings.Contains(out, "gateway shop/edge") && strings.Contains(out, "Programmed     True") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gatewire status as the reader: %v\n%s", err, out)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return fmt.Sprintf("%v\n%s", err, out), err == nil && strings.Contains(out, "gateway shop/edge") && strings.Contains(out, "Programmed     True")
+	})
 	for name, p := range procs {
 		out := p.output()
 		for _, bad := range []string{"Permissions Violation", "asks for no credentials"} {

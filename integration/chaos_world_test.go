@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	"github.com/gatewire/gatewire/services/translator"
 	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
@@ -207,7 +208,7 @@ func (w *world) expected(t *testing.T) map[string]map[string]map[string]proto.Me
 	out := map[string]map[string]map[string]proto.Message{}
 	for g := range w.gateways {
 		gw := types.NamespacedName{Namespace: chaosNamespace, Name: fmt.Sprintf("gw-%d", g)}
-		o := translator.Translate(idx, gw)
+		o := translator.Translate(idx, gatewayclass.DefaultControllerName, gw)
 		if o == nil || o.XDS == nil {
 			t.Fatalf("offline translation of %s: no xDS (%v)", gw, o.XDSError)
 		}

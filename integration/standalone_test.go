@@ -13,20 +13,18 @@ import (
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // checkBootstrap reads a bootstrap file as Envoy would and checks that it
 // names the gateway and points at the xds service.
 func checkBootstrap(t *testing.T, path, nodeCluster, xdsAddr string) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	for deadline := time.Now().Add(10 * time.Second); err != nil && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
-		data, err = os.ReadFile(path)
-	}
-	if err != nil {
-		t.Fatalf("bootstrap: %v", err)
-	}
+	data := testkit.EventuallyValue(t, 10*time.Second, "the bootstrap "+path, func() ([]byte, bool) {
+		data, err := os.ReadFile(path)
+		return data, err == nil
+	})
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		t.Fatalf("bootstrap %s: %v", path, err)
@@ -74,11 +72,7 @@ func TestStandalone(t *testing.T) {
 	})
 	checkBootstrap(t, filepath.Join(bootstraps, "default-quickstart.yaml"), "default/quickstart", xdsAddr)
 	checkStandaloneSecurity(t, p, tmp, natsAddr, xdsAddr)
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(p.output(), "default-quickstart.yaml") {
-		if time.Now().After(deadline) {
-			t.Fatalf("standalone did not print the bootstrap path:\n%s", p.output())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "standalone to print the bootstrap path", func() bool {
+		return strings.Contains(p.output(), "default-quickstart.yaml")
+	})
 }

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/gatewire/gatewire/pkg/certs"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // gatewayCreds issues, from the CA under a gatewire state folder (what
@@ -30,18 +31,14 @@ import (
 func gatewayCreds(t testing.TB, caDir, nodeCluster string) credentials.TransportCredentials {
 	t.Helper()
 	ctx := context.Background()
-	var ca *certs.CA
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	ca := testkit.EventuallyValue(t, 20*time.Second, "the CA in "+caDir, func() (*certs.CA, bool) {
 		b, err := (certs.FileStore{Files: certs.DirFiles(caDir)}).Load(ctx)
-		if err == nil {
-			if ca, err = certs.ParseCA(b); err == nil {
-				break
-			}
+		if err != nil {
+			return nil, false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no CA in %s: %v", caDir, err)
-		}
-	}
+		ca, err := certs.ParseCA(b)
+		return ca, err == nil
+	})
 	ns, name, _ := strings.Cut(nodeCluster, "/")
 	id := certs.GatewayID{TrustDomain: certs.DefaultTrustDomain, Namespace: ns, Name: name}
 	b, err := ca.Issue(certs.GatewayRequest(id, 0), time.Now())
@@ -226,15 +223,18 @@ func (p *xdsPKI) creds(t testing.TB, nodeCluster string) credentials.TransportCr
 // another node: the refused clients are not there.
 func checkProxyStatus(t *testing.T, natsURL, system, gateway, node string) {
 	t.Helper()
-	var out string
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		var err error
-		out, err = runGatewire(nil, "proxy-status", "-o", "json", "-nats-url", natsURL, "-system", system, gateway)
+	var (
+		streams int
+		synced  map[string]bool
+	)
+	testkit.EventuallyValue(t, 30*time.Second, fmt.Sprintf("gatewire proxy-status %s: only %s, SYNCED for 4 types", gateway, node), func() (string, bool) {
+		out, err := runGatewire(nil, "proxy-status", "-o", "json", "-nats-url", natsURL, "-system", system, gateway)
 		var views []struct {
 			NodeID string `json:"node_id"`
 			Types  []struct{ Type, State string }
 		}
-		synced, others := map[string]bool{}, 0
+		others := 0
+		synced = map[string]bool{}
 		body := out[max(strings.Index(out, "\n["), 0):] // after the CLI's log lines
 		if err == nil && json.Unmarshal([]byte(body), &views) == nil {
 			for _, v := range views {
@@ -248,12 +248,8 @@ func checkProxyStatus(t *testing.T, natsURL, system, gateway, node string) {
 				}
 			}
 		}
-		if others == 0 && len(synced) == 4 {
-			t.Logf("gatewire proxy-status %s: %d streams of %s, SYNCED for %v", gateway, len(views), node, synced)
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gatewire proxy-status %s: %v; want only %s, synced:\n%s", gateway, err, node, out)
-		}
-	}
+		streams = len(views)
+		return fmt.Sprintf("%v\n%s", err, out), others == 0 && len(synced) == 4
+	})
+	t.Logf("gatewire proxy-status %s: %d streams of %s, SYNCED for %v", gateway, streams, node, synced)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatewire/gatewire/pkg/telemetry/telemetrytest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // xdsPushRecorded says whether the xds service records a span per push
@@ -60,13 +61,13 @@ func TestOneChangeOneTrace(t *testing.T) {
 		return routeTo(s, "shop.example.com", "/basket") != ""
 	})
 	both := func() []telemetrytest.Span { return append(overHTTP.Spans(), overGRPC.Spans()...) }
-	publish, translate, ok := changeTrace(both())
-	for deadline := time.Now().Add(20 * time.Second); !ok; publish, translate, ok = changeTrace(both()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no translation of shop/edge in the trace of a publish of the provider within 20s:\n%s", telemetrytest.Format(both()))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var publish, translate telemetrytest.Span
+	testkit.EventuallyValue(t, 20*time.Second, "a translation of shop/edge in the trace of a publish of the provider", func() (string, bool) {
+		spans := both()
+		var ok bool
+		publish, translate, ok = changeTrace(spans)
+		return telemetrytest.Format(spans), ok
+	})
 	t.Logf("trace %s: %s %q (%s) → %s %q (%s)", publish.TraceID, publish.Service, publish.Name, publish.Scope,
 		translate.Service, translate.Name, translate.Scope)
 

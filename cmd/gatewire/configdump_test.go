@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/manifest"
 	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/pkg/xdsbucket/xdsbuckettest"
@@ -34,7 +35,7 @@ func publishTranslation(t *testing.T, b *bus.Bus, path string) {
 			t.Fatal(err)
 		}
 	}
-	for _, out := range translateAll(context.Background(), idx).gateways {
+	for _, out := range translateAll(context.Background(), idx, gatewayclass.DefaultControllerName).gateways {
 		if out.XDS == nil {
 			t.Fatalf("gateway %s has no xDS: %v", out.Gateway, out.XDSError)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
 	"github.com/gatewire/gatewire/pkg/certs"
 	"github.com/gatewire/gatewire/pkg/certs/certstest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	"github.com/gatewire/gatewire/services/xds"
 )
@@ -82,7 +84,7 @@ func TestProxyStatusOfLiveStreams(t *testing.T) {
 
 	want := map[string]string{"envoy-acks": stateSynced, "envoy-nacks": stateNacked}
 	var views []proxyView
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	out := testkit.EventuallyValue(t, 10*time.Second, fmt.Sprintf("proxy-status to show %v", want), func() (string, bool) {
 		out, err := runOnBus(b, runProxyStatus, "-o", "json", "default/eg")
 		if err != nil {
 			t.Fatal(err)
@@ -98,14 +100,9 @@ func TestProxyStatusOfLiveStreams(t *testing.T) {
 				}
 			}
 		}
-		if len(views) == 2 && got["envoy-acks"] == want["envoy-acks"] && got["envoy-nacks"] == want["envoy-nacks"] {
-			t.Logf("proxy-status -o json:\n%s", out)
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("proxy-status shows %v, want %v:\n%s", got, want, out)
-		}
-	}
+		return out, len(views) == 2 && got["envoy-acks"] == want["envoy-acks"] && got["envoy-nacks"] == want["envoy-nacks"]
+	})
+	t.Logf("proxy-status -o json:\n%s", out)
 	for _, v := range views {
 		if v.Gateway != "default/eg" || v.Replica != "xds-0" || v.UserAgent != "envoy" || v.Since.IsZero() {
 			t.Errorf("stream %+v", v)

@@ -29,7 +29,7 @@ const defaultXDSAddress = "127.0.0.1:18000"
 // certificate renewed; infra does it when it runs in this process.
 func xdsFiles(ctx context.Context, cfg *configs) (*issuer.Issuer, error) {
 	t := &cfg.xds.TLS
-	if t.Insecure || t.CertFile != "" {
+	if t.XDSInsecure || t.CertFile != "" {
 		return nil, nil
 	}
 	ca, err := cfg.infra.HostCA(time.Now())

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/manifest"
 	"github.com/gatewire/gatewire/pkg/manifest/validate"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
@@ -33,6 +34,9 @@ type translateOptions struct {
 	// progress prints a line of progress every few seconds on the standard
 	// error while the input is read.
 	progress bool
+	// controller is gatewire's controller name: the Gateways of the
+	// classes that name it are translated.
+	controller string
 }
 
 var (
@@ -60,6 +64,8 @@ func parseTranslateFlags(args []string, stderr io.Writer) (translateOptions, err
 	fs.StringVar(&opts.output, "output", "status", "what to print: status, ir or xds")
 	fs.StringVar(&opts.format, "o", "yaml", "output format: yaml or json")
 	fs.BoolVar(&opts.verbose, "v", false, "print what each step took on the standard error")
+	fs.StringVar(&opts.controller, "controller-name", gatewayclass.DefaultControllerName,
+		"the spec.controllerName of the GatewayClasses to translate, as the services' GATEWIRE_CONTROLLER_NAME")
 	fs.BoolVar(&opts.progress, "progress", isTerminal(stderr), "print a line every few seconds on the standard error while the input is read (the default when it is a terminal)")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
@@ -74,10 +80,13 @@ func parseTranslateFlags(args []string, stderr io.Writer) (translateOptions, err
 	case !slices.Contains(translateFormats, opts.format):
 		return opts, usageError("-o %q: want one of %s", opts.format, strings.Join(translateFormats, ", "))
 	}
+	if err := gatewayclass.ValidateControllerName(opts.controller); err != nil {
+		return opts, usageError("-controller-name: %v", err)
+	}
 	return opts, nil
 }
 
-const translateUsage = `Usage: gatewire translate -f FILE [-f FILE...] [-output status|ir|xds] [-o yaml|json] [-v] [-progress]
+const translateUsage = `Usage: gatewire translate -f FILE [-f FILE...] [-output status|ir|xds] [-o yaml|json] [-controller-name NAME] [-v] [-progress]
 
 Translates Gateway API manifests offline, as the translator service would,
 and prints the result on the standard output:
@@ -100,6 +109,8 @@ Flags:
 
 // translated is the translation of every gatewire gateway of an input.
 type translated struct {
+	// controller is the controller name the input was translated for.
+	controller string
 	// classes are the statuses of gatewire's GatewayClasses, by name.
 	classes []*busv1.Status
 	// gateways are the outputs of gatewire's Gateways, by namespace and name.
@@ -124,7 +135,7 @@ func translate(ctx context.Context, opts translateOptions, stdin io.Reader, stdo
 		}
 	}
 	step("index", "")
-	t := translateAll(ctx, idx)
+	t := translateAll(ctx, idx, opts.controller)
 	step("translate", fmt.Sprintf("%d gateways", len(t.gateways)))
 	docs, err := render(opts.output, objects, t)
 	if err != nil {
@@ -137,12 +148,12 @@ func translate(ctx context.Context, opts translateOptions, stdin io.Reader, stdo
 	return nil
 }
 
-// translateAll translates every gatewire class and gateway of idx, the
-// gateways in parallel (translation only reads idx).
-func translateAll(ctx context.Context, idx *resources.Index) translated {
-	var t translated
+// translateAll translates every class and gateway of idx that names
+// controller, the gateways in parallel (translation only reads idx).
+func translateAll(ctx context.Context, idx *resources.Index, controller string) translated {
+	t := translated{controller: controller}
 	for _, name := range idx.GatewayClasses() {
-		if st := gatewayapi.TranslateClass(idx, name); st != nil {
+		if st := gatewayapi.TranslateClass(idx, controller, name); st != nil {
 			t.classes = append(t.classes, st)
 		}
 	}
@@ -153,7 +164,7 @@ func translateAll(ctx context.Context, idx *resources.Index) translated {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := range work {
-				outs[i] = translator.Translate(idx, names[i])
+				outs[i] = translator.Translate(idx, controller, names[i])
 			}
 		})
 	}

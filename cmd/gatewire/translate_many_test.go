@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
 )
 
@@ -35,7 +36,7 @@ func TestTranslateManyRoutes(t *testing.T) {
 	}
 	in := writeManyRoutes(t, n)
 	var stdout, stderr bytes.Buffer
-	opts := translateOptions{inputs: inputs{in}, output: "status", format: "yaml", verbose: true}
+	opts := translateOptions{inputs: inputs{in}, controller: gatewayclass.DefaultControllerName, output: "status", format: "yaml", verbose: true}
 	start, cpu := time.Now(), cpuTime()
 	if err := translate(context.Background(), opts, nil, &stdout, &stderr); err != nil {
 		t.Fatal(err)
@@ -56,7 +57,7 @@ func TestTranslateManyRoutes(t *testing.T) {
 // compiled in the first iteration only, as in a process.
 func BenchmarkTranslateCommand(b *testing.B) {
 	in := writeManyRoutes(b, 1000)
-	opts := translateOptions{inputs: inputs{in}, output: "status", format: "yaml"}
+	opts := translateOptions{inputs: inputs{in}, controller: gatewayclass.DefaultControllerName, output: "status", format: "yaml"}
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := translate(context.Background(), opts, nil, io.Discard, io.Discard); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	"github.com/gatewire/gatewire/pkg/testkit"
 )
@@ -33,7 +34,7 @@ func TestTranslateProgress(t *testing.T) {
 	}
 	var stdout bytes.Buffer
 	var stderr testkit.LogBuffer
-	opts := translateOptions{inputs: inputs{dir}, output: "status", format: "yaml", progress: true}
+	opts := translateOptions{inputs: inputs{dir}, controller: gatewayclass.DefaultControllerName, output: "status", format: "yaml", progress: true}
 	if err := translate(context.Background(), opts, nil, &stdout, &stderr); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/gatewire/gatewire/pkg/manifest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/provider/status"
-	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 )
 
 // transitionTime is the lastTransitionTime of every printed condition, so
@@ -51,7 +50,7 @@ func statusDocs(objects []manifest.Object, t translated) ([]any, error) {
 			return nil, fmt.Errorf("%s:%d: %w", o.Path, o.Line, err)
 		}
 		obj["metadata"].(map[string]any)["generation"] = 1 // manifest.Decode always sets metadata
-		if st := objectStatus(o.Kind.Kind, entries[objectKey(o.Kind.Kind, o.Namespace, o.Name)]); st != nil {
+		if st := objectStatus(o.Kind.Kind, entries[objectKey(o.Kind.Kind, o.Namespace, o.Name)], t.controller); st != nil {
 			obj["status"] = st
 		}
 		docs = append(docs, obj)
@@ -63,9 +62,10 @@ func objectKey(kind, namespace, name string) string {
 	return kind + "/" + namespace + "/" + name
 }
 
-// objectStatus returns the status of an object of kind from its entries;
-// nil when there is none or gatewire does not write the kind's status.
-func objectStatus(kind string, entries []status.Entry) any {
+// objectStatus returns the status of an object of kind from its entries,
+// whose route and policy entries carry controller; nil when there is none
+// or gatewire does not write the kind's status.
+func objectStatus(kind string, entries []status.Entry, controller string) any {
 	switch {
 	case len(entries) == 0:
 		return nil
@@ -77,11 +77,11 @@ func objectStatus(kind string, entries []status.Entry) any {
 		return status.ListenerSet(gatewayv1.ListenerSetStatus{}, entries, transitionTime)
 	case strings.HasSuffix(kind, "Route"):
 		return gatewayv1.RouteStatus{
-			Parents: status.RouteParents(nil, entries, gatewayapi.ControllerName, transitionTime),
+			Parents: status.RouteParents(nil, entries, controller, transitionTime),
 		}
 	case kind == "BackendTLSPolicy":
 		return gatewayv1.PolicyStatus{
-			Ancestors: status.PolicyAncestors(nil, entries, gatewayapi.ControllerName, transitionTime),
+			Ancestors: status.PolicyAncestors(nil, entries, controller, transitionTime),
 		}
 	}
 	return nil

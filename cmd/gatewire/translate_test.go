@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
@@ -36,7 +37,7 @@ func TestTranslateGolden(t *testing.T) {
 		t.Run(filepath.Base(base), func(t *testing.T) {
 			for _, r := range renderings {
 				var stdout, stderr bytes.Buffer
-				opts := translateOptions{inputs: inputs{in}, output: r.output, format: r.format}
+				opts := translateOptions{inputs: inputs{in}, controller: gatewayclass.DefaultControllerName, output: r.output, format: r.format}
 				err := translate(context.Background(), opts, nil, &stdout, &stderr)
 				if err != nil {
 					testkit.Golden(t, base+".err.txt", []byte(err.Error()+"\n"))
@@ -72,11 +73,11 @@ func TestTranslateInputs(t *testing.T) {
 	write(".hidden.yaml", "not: [valid")
 	write("notes.txt", "not yaml")
 	var want bytes.Buffer
-	if err := translate(context.Background(), translateOptions{inputs: inputs{"testdata/translate/small.in.yaml"}, output: "status", format: "yaml"}, nil, &want, io.Discard); err != nil {
+	if err := translate(context.Background(), translateOptions{inputs: inputs{"testdata/translate/small.in.yaml"}, controller: gatewayclass.DefaultControllerName, output: "status", format: "yaml"}, nil, &want, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	var got bytes.Buffer
-	opts := translateOptions{inputs: inputs{"-", dir, "-"}, output: "status", format: "yaml"}
+	opts := translateOptions{inputs: inputs{"-", dir, "-"}, controller: gatewayclass.DefaultControllerName, output: "status", format: "yaml"}
 	if err := translate(context.Background(), opts, strings.NewReader(parts[0]), &got, io.Discard); err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +101,7 @@ func TestTranslateFlags(t *testing.T) {
 		{[]string{"-f", "x.yaml", "y.yaml"}, `unexpected arguments ["y.yaml"]`},
 		{[]string{"-f", "x.yaml", "-output", "envoy"}, `-output "envoy": want one of status, ir, xds`},
 		{[]string{"-f", "x.yaml", "-o", "toml"}, `-o "toml": want one of yaml, json`},
+		{[]string{"-f", "x.yaml", "-controller-name", "gatewire"}, `-controller-name: "gatewire" is not a domain-prefixed path`},
 	} {
 		_, err := parseTranslateFlags(tc.args, io.Discard)
 		if err == nil || !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tc.want) {
@@ -107,7 +109,44 @@ func TestTranslateFlags(t *testing.T) {
 		}
 	}
 	opts, err := parseTranslateFlags([]string{"-f", "a", "-f", "-", "-output", "xds", "-o", "json", "-v"}, io.Discard)
-	if err != nil || len(opts.inputs) != 2 || opts.output != "xds" || opts.format != "json" || !opts.verbose {
+	if err != nil || len(opts.inputs) != 2 || opts.output != "xds" || opts.format != "json" || !opts.verbose ||
+		opts.controller != gatewayclass.DefaultControllerName {
 		t.Errorf("parsed %+v, %v", opts, err)
+	}
+	opts, err = parseTranslateFlags([]string{"-f", "a", "-controller-name", "example.com/gw"}, io.Discard)
+	if err != nil || opts.controller != "example.com/gw" {
+		t.Errorf("-controller-name: parsed %+v, %v", opts, err)
+	}
+}
+
+// TestTranslateControllerName translates the small case for another
+// controller name: its class, naming the default name, is then another
+// controller's, and nothing gets a status; with the class naming the
+// other name, the statuses are the golden ones with that name.
+func TestTranslateControllerName(t *testing.T) {
+	const other = "example.com/gateway-controller"
+	small, err := os.ReadFile("testdata/translate/small.in.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("testdata/translate/small.status.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(input string) string {
+		t.Helper()
+		var out bytes.Buffer
+		opts := translateOptions{inputs: inputs{"-"}, controller: other, output: "status", format: "yaml"}
+		if err := translate(context.Background(), opts, strings.NewReader(input), &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	if got := run(string(small)); strings.Contains(got, "status:") {
+		t.Errorf("the default class translated for %s:\n%s", other, got)
+	}
+	renamed := strings.ReplaceAll(string(small), gatewayclass.DefaultControllerName, other)
+	if got, want := run(renamed), strings.ReplaceAll(string(golden), gatewayclass.DefaultControllerName, other); got != want {
+		t.Errorf("the class naming %s: got\n%s\nwant\n%s", other, got, want)
 	}
 }

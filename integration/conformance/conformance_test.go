@@ -18,6 +18,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/kubetest"
 	"github.com/gatewire/gatewire/services/infra"
 	"github.com/gatewire/gatewire/services/provider"
@@ -82,7 +83,7 @@ func startGatewire(t *testing.T, env *kubetest.Env, b *bus.Bus) {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	prov, err := provider.New(provider.Config{
-		Mode: provider.ModeKubernetes, ControllerName: provider.DefaultControllerName,
+		Mode:          provider.ModeKubernetes,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 	}, b, log.With("service", "provider"))
 	if err != nil {
@@ -126,7 +127,7 @@ func createClass(t *testing.T, c client.Client) {
 	defer cancel()
 	class := &gatewayv1.GatewayClass{
 		ObjectMeta: metav1.ObjectMeta{Name: className},
-		Spec:       gatewayv1.GatewayClassSpec{ControllerName: provider.DefaultControllerName},
+		Spec:       gatewayv1.GatewayClassSpec{ControllerName: gatewayclass.DefaultControllerName},
 	}
 	if err := c.Create(ctx, class); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 )
 
 // service is what the manifests of one gatewire service must say.
@@ -126,7 +128,7 @@ func TestOverlayShape(t *testing.T) {
 			checkNATS(t, idx, ws)
 			var gc gatewayv1.GatewayClass
 			idx.decode(t, "GatewayClass", "gatewire", &gc)
-			if gc.Spec.ControllerName != "gatewire.dev/gatewayclass-controller" {
+			if gc.Spec.ControllerName != gatewayclass.DefaultControllerName {
 				t.Errorf("GatewayClass gatewire: controllerName %q", gc.Spec.ControllerName)
 			}
 		})

@@ -13,16 +13,24 @@ package gatewaytest
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 )
 
-// GatewayClass is the class "gatewire", handled by gatewire's controller.
+// GatewayClass is the class "gatewire", handled by gatewire's default
+// controller name.
 func GatewayClass() string {
-	return `---
+	return ClassOf("gatewire", gatewayclass.DefaultControllerName)
+}
+
+// ClassOf is the GatewayClass name whose spec.controllerName is controller.
+func ClassOf(name, controller string) string {
+	return fmt.Sprintf(`---
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
-metadata: {name: gatewire}
-spec: {controllerName: gatewire.dev/gatewayclass-controller}
-`
+metadata: {name: %s}
+spec: {controllerName: %s}
+`, name, controller)
 }
 
 // Gateway is the Gateway namespace/name of class "gatewire" with one
@@ -34,14 +42,20 @@ func Gateway(namespace, name string) string {
 // HTTPGateway is the Gateway namespace/name of class "gatewire" with one
 // HTTP listener of that name on port.
 func HTTPGateway(namespace, name, listener string, port int) string {
+	return GatewayOfClass("gatewire", namespace, name, listener, port)
+}
+
+// GatewayOfClass is the Gateway namespace/name of class with one HTTP
+// listener of that name on port.
+func GatewayOfClass(class, namespace, name, listener string, port int) string {
 	return fmt.Sprintf(`---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: %s, namespace: %s}
 spec:
-  gatewayClassName: gatewire
+  gatewayClassName: %s
   listeners: [{name: %s, protocol: HTTP, port: %d}]
-`, name, namespace, listener, port)
+`, name, namespace, class, listener, port)
 }
 
 // Service is the Service namespace/name with one port "http" 80 that

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // crdsFile is the file TestGatewayCRDs writes.
@@ -42,19 +44,7 @@ func TestGatewayCRDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile(crdsFile, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(crdsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what the CustomResourceDefinitions of sigs.k8s.io/gateway-api %s say (run go test -run TestGatewayCRDs -update):\n%s", crdsFile, version, got)
-	}
+	testkit.Golden(t, crdsFile, got)
 }
 
 // crdDef is what a CustomResourceDefinition says of its kind.

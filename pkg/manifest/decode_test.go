@@ -2,16 +2,15 @@ package manifest
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	sigsyaml "sigs.k8s.io/yaml"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden .out.yaml files")
+	"github.com/gatewire/gatewire/pkg/testkit"
+)
 
 // result is what a golden file holds for one manifest.
 type result struct {
@@ -58,19 +57,7 @@ func TestDecode(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden := strings.TrimSuffix(in, ".in.yaml") + ".out.yaml"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s differs from %s (run go test -update and review the diff):\n%s", in, golden, got)
-			}
+			testkit.Golden(t, golden, got)
 		})
 	}
 }

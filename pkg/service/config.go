@@ -103,16 +103,25 @@ type Validator interface{ Validate() error }
 
 // Load fills each of cfgs (pointers to structs with envconfig tags) from the
 // environment and validates it. Fields already set and not named by a
-// variable or a default keep their value.
+// variable or a default keep their value. An error that several
+// configurations give (a setting they share, such as the controller name
+// of pkg/gatewayclass) is reported once.
 func Load(cfgs ...any) error {
 	var errs []error
+	seen := map[string]bool{}
+	report := func(err error) {
+		if err != nil && !seen[err.Error()] {
+			seen[err.Error()] = true
+			errs = append(errs, err)
+		}
+	}
 	for _, cfg := range cfgs {
 		if err := envconfig.Process(Prefix, cfg); err != nil {
-			errs = append(errs, err)
+			report(err)
 			continue
 		}
 		if v, ok := cfg.(Validator); ok {
-			errs = append(errs, v.Validate())
+			report(v.Validate())
 		}
 	}
 	return errors.Join(errs...)

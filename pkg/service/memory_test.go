@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 func TestMemoryValidate(t *testing.T) {
@@ -51,13 +53,10 @@ func TestMemoryTrimAfterReady(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- m.Runner(ready.Load, slog.New(slog.NewTextHandler(io.Discard, nil))).Run(ctx) }()
 	ready.Store(true)
-	deadline := time.Now().Add(5 * time.Second)
-	for heapFree() > 16<<20 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d bytes of heap still free 5s after ready", heapFree())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.EventuallyValue(t, 5*time.Second, "at most 16 MiB of free heap after ready", func() (uint64, bool) {
+		free := heapFree()
+		return free, free <= 16<<20
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 type syncRunner struct{ ready atomic.Bool }
@@ -54,17 +56,10 @@ func TestReadyzFollowsNATS(t *testing.T) {
 	}
 	wait := func(want int, why string) string {
 		t.Helper()
-		deadline := time.Now().Add(15 * time.Second)
-		for {
+		return testkit.EventuallyValue(t, 15*time.Second, fmt.Sprintf("%s: /readyz %d", why, want), func() (string, bool) {
 			code, body := readyz()
-			if code == want {
-				return body
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: /readyz = %d %q, want %d", why, code, body, want)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return fmt.Sprintf("%d %s", code, body), code == want
+		})
 	}
 	wait(http.StatusOK, "synced and connected")
 	srv.Stop()

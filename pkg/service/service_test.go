@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/service"
 	"github.com/gatewire/gatewire/pkg/testkit"
 )
@@ -26,6 +27,17 @@ func TestLoadNamesTheVariable(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
+	}
+}
+
+// TestLoadReportsASharedErrorOnce loads two configurations that embed the
+// same setting: its error is reported once.
+func TestLoadReportsASharedErrorOnce(t *testing.T) {
+	t.Setenv("GATEWIRE_CONTROLLER_NAME", "gatewire")
+	var a, b struct{ gatewayclass.Config }
+	err := service.Load(&a, &b)
+	if err == nil || strings.Count(err.Error(), "GATEWIRE_CONTROLLER_NAME") != 1 {
+		t.Errorf("error %v, want one naming GATEWIRE_CONTROLLER_NAME once", err)
 	}
 }
 
@@ -92,17 +104,14 @@ func TestAdminWithoutPprof(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	url := "http://" + admin.Addr().String()
 	get := func(path string) int {
-		for deadline := time.Now().Add(5 * time.Second); ; {
+		return testkit.EventuallyValue(t, 5*time.Second, "an answer to GET "+path, func() (int, bool) {
 			resp, err := http.Get(url + path)
-			if err == nil {
-				resp.Body.Close()
-				return resp.StatusCode
+			if err != nil {
+				return 0, false
 			}
-			if time.Now().After(deadline) {
-				t.Fatal(err)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			resp.Body.Close()
+			return resp.StatusCode, true
+		})
 	}
 	if got := get("/readyz"); got != 200 {
 		t.Fatalf("/readyz = %d", got)

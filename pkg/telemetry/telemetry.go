@@ -34,6 +34,26 @@
 // Every process exports gatewire_build_info{version,commit,service} (always
 // 1) besides what its services record, and the Go runtime and process
 // collectors of the Prometheus client.
+//
+// # How a service gets its tracer and meter
+//
+// One way, in every service: [Setup], called once by each command (the
+// services' mains through pkg/service, and gatewire standalone), installs
+// the process's providers as the OpenTelemetry globals. A service's New
+// takes the options WithTracerProvider and WithMeterProvider (provider,
+// translator and xds both; infra, which records no spans, the second) and
+// otherwise reads the global providers once, in New; it creates its tracer
+// and its instruments from them there and keeps them on the Service, and
+// hands them to the packages it is made of (the provider's file and kube
+// modes take them as options). No service keeps a tracer or an instrument
+// in a package variable, so tests give each service a recorder or a manual
+// reader of its own and run in parallel. The tracer and meter names are
+// "gatewire/<service>" or the package path.
+//
+// What belongs to the process rather than to a service stays global: the
+// W3C propagator (pkg/bus injects and extracts trace context with it), and
+// the metrics of pkg/bus (gatewire_bus_*), which count the writes and
+// watches of every service of the process together.
 package telemetry
 
 import (

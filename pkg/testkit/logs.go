@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"bytes"
+	"encoding/json"
 	"log/slog"
 	"strings"
 	"sync"
@@ -50,6 +51,20 @@ func (b *LogBuffer) Has(parts ...string) bool {
 		}
 	}
 	return false
+}
+
+// JSONLines returns the lines written so far that are JSON objects (the
+// lines of [LogBuffer.JSONLogger]), decoded; with msg not empty only those
+// whose "msg" is msg.
+func (b *LogBuffer) JSONLines(msg string) []map[string]any {
+	var out []map[string]any
+	for line := range strings.Lines(b.String()) {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && (msg == "" || m["msg"] == msg) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func containsAll(s string, parts []string) bool {

@@ -68,6 +68,19 @@ func TestLogBufferConcurrent(t *testing.T) {
 	}
 }
 
+func TestLogBufferJSONLines(t *testing.T) {
+	var b LogBuffer
+	log := b.JSONLogger(0)
+	log.Info("config pushed", "gateway", "a")
+	log.Warn("stream closed", "gateway", "b")
+	_, _ = b.Write([]byte("not json\n"))
+	log.Info("config pushed", "gateway", "c")
+	all, pushed := b.JSONLines(""), b.JSONLines("config pushed")
+	if len(all) != 3 || len(pushed) != 2 || pushed[1]["gateway"] != "c" {
+		t.Errorf("JSONLines: all %v, pushed %v", all, pushed)
+	}
+}
+
 func TestEventually(t *testing.T) {
 	start := time.Now()
 	n := 0

@@ -63,6 +63,8 @@ import (
 	"os/exec"
 	"sync/atomic"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/certs"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
@@ -87,13 +89,14 @@ type provisioner interface {
 
 // Service is the infra service. Create it with New and start it with Run.
 type Service struct {
-	cfg   Config
-	bus   *bus.Bus
-	log   *slog.Logger
-	prov  provisioner
-	host  *host.Provisioner // host mode only
-	kube  *kube.Provisioner // kubernetes mode only
-	ready atomic.Bool       // the infra bucket is synced
+	cfg     Config
+	bus     *bus.Bus
+	log     *slog.Logger
+	prov    provisioner
+	host    *host.Provisioner // host mode only
+	kube    *kube.Provisioner // kubernetes mode only
+	ready   atomic.Bool       // the infra bucket is synced
+	metrics *infraMetrics
 
 	// Certificates: nil in the insecure mode; in kubernetes mode set by
 	// startTLS once the CA Secret is read.
@@ -122,14 +125,16 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{cfg: cfg, bus: b, log: log}
+	o := options{meters: otel.GetMeterProvider()}
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	s := &Service{cfg: cfg, bus: b, log: log, metrics: newMetrics(o.meters)}
 	cfg.warnInsecure(log)
 	switch cfg.Mode {
 	case ModeKubernetes:
-		var o options
-		for _, opt := range opts {
-			opt(&o)
-		}
 		if err := s.newKube(o); err != nil {
 			return nil, err
 		}

@@ -36,9 +36,9 @@ func hostConfig(dir string) infra.Config {
 }
 
 // start runs a new Service until the test ends and waits until it is ready.
-func start(t *testing.T, cfg infra.Config, b *bus.Bus) *infra.Service {
+func start(t *testing.T, cfg infra.Config, b *bus.Bus, opts ...infra.Option) *infra.Service {
 	t.Helper()
-	s, err := infra.New(cfg, b, testkit.TestLogger(t))
+	s, err := infra.New(cfg, b, testkit.TestLogger(t), opts...)
 	if err != nil {
 		t.Fatalf("infra.New: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"go.opentelemetry.io/otel/metric"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -20,16 +21,29 @@ import (
 const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
 // Option changes how New builds a Service.
-type Option func(*options)
+type Option func(*options) error
 
 type options struct {
-	rest *rest.Config
+	rest   *rest.Config
+	meters metric.MeterProvider
 }
 
 // WithRESTConfig makes kubernetes mode talk to the API server of cfg instead
 // of the one KUBECONFIG, ~/.kube/config or the pod's service account names.
 func WithRESTConfig(cfg *rest.Config) Option {
-	return func(o *options) { o.rest = cfg }
+	return func(o *options) error { o.rest = cfg; return nil }
+}
+
+// WithMeterProvider records the service's metrics with p instead of the
+// global OpenTelemetry meter provider (see pkg/telemetry).
+func WithMeterProvider(p metric.MeterProvider) Option {
+	return func(o *options) error {
+		if p == nil {
+			return errors.New("infra: WithMeterProvider: nil provider")
+		}
+		o.meters = p
+		return nil
+	}
 }
 
 func (c Config) validateKubernetes() error {

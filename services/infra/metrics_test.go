@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/testkit"
+	"github.com/gatewire/gatewire/services/infra"
 )
 
 // counters reads the int64 counters of reader as "name op reason" → value.
@@ -47,10 +47,9 @@ func counters(t *testing.T, reader *sdkmetric.ManualReader) map[string]int64 {
 // that names another gateway than its key, and checks the counts.
 func TestMetrics(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
-	otel.SetMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
 	dir := t.TempDir()
 	b := newBus(t)
-	start(t, hostConfig(dir), b)
+	start(t, hostConfig(dir), b, infra.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
 	putProxy(t, b, proxy("default", "web"))
 	path := filepath.Join(dir, "default-web.yaml")
 	testkit.Eventually(t, 10*time.Second, "bootstrap written", func() bool { return exists(path) })

@@ -155,7 +155,7 @@ func (s *Service) prune(ctx context.Context, keys map[string]bool) bool {
 	if err := s.prov.Prune(ctx, keep); err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("infra prune failed", "error", err, "retry_in", retryInterval)
-			observeError(ctx, s.cfg.Mode, "prune", "failed")
+			s.metrics.observeError(ctx, s.cfg.Mode, "prune", "failed")
 		}
 		return false
 	}
@@ -183,7 +183,7 @@ func (s *Service) handle(ctx context.Context, e *bus.Entry, failed map[string]ch
 	c, err := changeOf(e)
 	if err != nil {
 		s.log.Error("infra entry skipped", "key", e.Key, "revision", e.Revision, "error", err)
-		observeError(ctx, s.cfg.Mode, "apply", "invalid")
+		s.metrics.observeError(ctx, s.cfg.Mode, "apply", "invalid")
 		return
 	}
 	delete(failed, e.Key)
@@ -214,7 +214,7 @@ func (s *Service) retry(ctx context.Context, failed map[string]change) {
 }
 
 func (s *Service) apply(ctx context.Context, c change) (err error) {
-	defer func() { observeApply(ctx, s.cfg.Mode, c, err) }()
+	defer func() { s.metrics.observeApply(ctx, s.cfg.Mode, c, err) }()
 	if c.proxy == nil {
 		return s.prov.Remove(ctx, c.namespace, c.name)
 	}

@@ -31,8 +31,10 @@ const (
 // take the defaults their descriptions give, so a Config written in Go
 // needs none of them.
 type TLS struct {
-	XDSInsecure    bool          `envconfig:"XDS_INSECURE" default:"false" desc:"development only: bootstraps reach the xds service in plaintext and no certificate is issued (the xds service reads the same variable); logged as a warning"`
-	TrustDomain    string        `envconfig:"TRUST_DOMAIN" default:"" desc:"trust domain of the SPIFFE IDs of the certificates (spiffe://<trust domain>/ns/<ns>/gateway/<name>); empty means gatewire.local"`
+	// XDSTransport is what the xds service shares: XDSInsecure makes the
+	// bootstraps reach it in plaintext, with no certificate issued;
+	// TrustDomain is the trust domain of the certificates' SPIFFE IDs.
+	certs.XDSTransport
 	CertLifetime   time.Duration `envconfig:"INFRA_CERT_LIFETIME" default:"0" desc:"lifetime of the xds server's and the gateways' certificates, renewed at two thirds; 0 means 168h (7 days)"`
 	XDSServerNames string        `envconfig:"INFRA_XDS_SERVER_NAMES" default:"" desc:"more DNS names for the xds server's certificate, comma-separated; the host of the xds address is always in it"`
 	// Host mode.
@@ -48,10 +50,8 @@ func (t TLS) validate() error {
 	if t.XDSInsecure {
 		return nil
 	}
-	if t.TrustDomain != "" {
-		if err := certs.CheckTrustDomain(t.TrustDomain); err != nil {
-			return fmt.Errorf("GATEWIRE_TRUST_DOMAIN: %w", err)
-		}
+	if err := t.XDSTransport.Validate(); err != nil {
+		return err
 	}
 	if t.CertLifetime != 0 && t.CertLifetime < certs.MinLifetime {
 		return fmt.Errorf("GATEWIRE_INFRA_CERT_LIFETIME: %s: want at least %s", t.CertLifetime, certs.MinLifetime)
@@ -85,13 +85,6 @@ func (t TLS) serverNames() []string {
 		}
 	}
 	return out
-}
-
-func (t TLS) trustDomain() string {
-	if t.TrustDomain == "" {
-		return certs.DefaultTrustDomain
-	}
-	return t.TrustDomain
 }
 
 // caDir and xdsTLSDir are the host mode folders, absolute.
@@ -168,7 +161,7 @@ func (c Config) HostXDSFiles() (certs.Files, error) {
 // NewIssuer is the issuer of ca with the configured trust domain and
 // lifetime.
 func (c Config) NewIssuer(ca *certs.CA, log *slog.Logger) (*issuer.Issuer, error) {
-	return issuer.New(issuer.Options{CA: ca, TrustDomain: c.trustDomain(), Lifetime: c.CertLifetime}, log)
+	return issuer.New(issuer.Options{CA: ca, TrustDomain: c.Domain(), Lifetime: c.CertLifetime}, log)
 }
 
 // secretsNamespace is the namespace of the CA and xds Secrets.

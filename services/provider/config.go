@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 )
 
 // Config is the provider's configuration, loaded from the environment with
@@ -20,8 +22,12 @@ type Config struct {
 	// MaxFileBytes is checked before a file is read.
 	MaxFileBytes int64 `envconfig:"PROVIDER_MAX_FILE_BYTES" default:"4194304" desc:"file mode: the largest manifest file read, in bytes; a larger file is refused as a problem naming it, and its last good content kept"`
 
-	Namespaces     []string      `envconfig:"PROVIDER_NAMESPACES" default:"" desc:"kubernetes mode: comma-separated namespaces to watch; empty for all"`
-	ControllerName string        `envconfig:"PROVIDER_CONTROLLER_NAME" default:"gatewire.dev/gatewayclass-controller" desc:"kubernetes mode: the spec.controllerName of the GatewayClasses to publish, and the controllerName of the route status entries this provider owns"`
+	Namespaces []string `envconfig:"PROVIDER_NAMESPACES" default:"" desc:"kubernetes mode: comma-separated namespaces to watch; empty for all"`
+	// Config is the controller name (GATEWIRE_CONTROLLER_NAME), shared with
+	// the translator: in kubernetes mode the provider publishes only the
+	// GatewayClasses that name it, and owns the status entries that carry
+	// it.
+	gatewayclass.Config
 	LeaderElection bool          `envconfig:"PROVIDER_LEADER_ELECTION" default:"true" desc:"kubernetes mode: elect one replica to write status, with a Lease"`
 	LeaseName      string        `envconfig:"PROVIDER_LEASE_NAME" default:"" desc:"kubernetes mode: the Lease of the election; empty for <GATEWIRE_SYSTEM>-provider"`
 	LeaseNamespace string        `envconfig:"PROVIDER_LEASE_NAMESPACE" default:"" desc:"kubernetes mode: the namespace of the Lease; empty for the provider's own (in a cluster only)"`
@@ -32,6 +38,9 @@ type Config struct {
 
 // Validate reports the first bad setting, naming its variable.
 func (c Config) Validate() error {
+	if err := c.Config.Validate(); err != nil {
+		return err
+	}
 	switch c.Mode {
 	case ModeFile:
 		if c.Dir == "" {
@@ -61,9 +70,6 @@ func (c Config) validateKubernetes() error {
 		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
 			return fmt.Errorf("GATEWIRE_PROVIDER_NAMESPACES: %q: %s", ns, strings.Join(errs, "; "))
 		}
-	}
-	if domain, path, ok := strings.Cut(c.ControllerName, "/"); !ok || domain == "" || path == "" {
-		return fmt.Errorf("GATEWIRE_PROVIDER_CONTROLLER_NAME: %q is not a domain-prefixed path such as %q", c.ControllerName, DefaultControllerName)
 	}
 	if errs := validation.IsDNS1123Subdomain(c.LeaseName); c.LeaseName != "" && len(errs) > 0 {
 		return fmt.Errorf("GATEWIRE_PROVIDER_LEASE_NAME: %q: %s", c.LeaseName, strings.Join(errs, "; "))

@@ -28,6 +28,9 @@ import (
 	"log/slog"
 	"sync"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"github.com/gatewire/gatewire/pkg/bus"
@@ -42,10 +45,6 @@ const (
 	ModeFile       = "file"
 	ModeKubernetes = "kubernetes"
 )
-
-// DefaultControllerName is the spec.controllerName of gatewire's
-// GatewayClasses.
-const DefaultControllerName = "gatewire.dev/gatewayclass-controller"
 
 // mode is what each mode of the provider implements.
 type mode interface {
@@ -62,10 +61,42 @@ type Service struct {
 	log   *slog.Logger
 }
 
+// Option changes how [New] builds a Service.
+type Option func(*options) error
+
+type options struct {
+	tracers trace.TracerProvider
+	meters  metric.MeterProvider
+}
+
+// WithTracerProvider records the service's spans with p instead of the
+// global OpenTelemetry tracer provider (see pkg/telemetry).
+func WithTracerProvider(p trace.TracerProvider) Option {
+	return func(o *options) error {
+		if p == nil {
+			return errors.New("provider: WithTracerProvider: nil provider")
+		}
+		o.tracers = p
+		return nil
+	}
+}
+
+// WithMeterProvider records the service's metrics with p instead of the
+// global OpenTelemetry meter provider (see pkg/telemetry).
+func WithMeterProvider(p metric.MeterProvider) Option {
+	return func(o *options) error {
+		if p == nil {
+			return errors.New("provider: WithMeterProvider: nil provider")
+		}
+		o.meters = p
+		return nil
+	}
+}
+
 // New returns the provider cfg describes, publishing to b. A nil log
 // discards. In kubernetes mode it loads the cluster config, but does not
 // connect yet.
-func New(cfg Config, b *bus.Bus, log *slog.Logger) (*Service, error) {
+func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -75,21 +106,27 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	o := options{tracers: otel.GetTracerProvider(), meters: otel.GetMeterProvider()}
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Mode == ModeKubernetes {
-		return newKubernetes(cfg, b, log.With("mode", ModeKubernetes))
+		return newKubernetes(cfg, b, log.With("mode", ModeKubernetes), o)
 	}
-	var opts []file.Option
+	fileOpts := []file.Option{file.WithTracerProvider(o.tracers)}
 	if cfg.MaxFileBytes > 0 {
-		opts = append(opts, file.WithMaxFileBytes(cfg.MaxFileBytes))
+		fileOpts = append(fileOpts, file.WithMaxFileBytes(cfg.MaxFileBytes))
 	}
-	files, err := file.New(cfg.Dir, b, log.With("mode", ModeFile), opts...)
+	files, err := file.New(cfg.Dir, b, log.With("mode", ModeFile), fileOpts...)
 	if err != nil {
 		return nil, err
 	}
 	return &Service{mode: files, files: files, bus: b, log: log.With("mode", ModeFile)}, nil
 }
 
-func newKubernetes(cfg Config, b *bus.Bus, log *slog.Logger) (*Service, error) {
+func newKubernetes(cfg Config, b *bus.Bus, log *slog.Logger, o options) (*Service, error) {
 	leaseNS, err := cfg.leaseNamespace()
 	if err != nil {
 		return nil, err
@@ -100,13 +137,15 @@ func newKubernetes(cfg Config, b *bus.Bus, log *slog.Logger) (*Service, error) {
 	}
 	k, err := kube.New(rest, b, log, kube.Options{
 		Namespaces:     cfg.namespaces(),
-		ControllerName: cfg.ControllerName,
+		ControllerName: cfg.Controller(),
 		LeaderElection: cfg.LeaderElection,
 		LeaseName:      cmp.Or(cfg.LeaseName, b.System()+"-provider"),
 		LeaseNamespace: leaseNS,
 		LeaseDuration:  cfg.LeaseDuration,
 		RenewDeadline:  cfg.RenewDeadline,
 		RetryPeriod:    cfg.RetryPeriod,
+		Tracers:        o.tracers,
+		Meters:         o.meters,
 	})
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package provider_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +16,8 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/provider"
 )
@@ -30,8 +30,7 @@ const quickstart = "../../examples/quickstart"
 // kubernetes returns a valid configuration of the kubernetes mode.
 func kubernetes() provider.Config {
 	return provider.Config{
-		Mode: "kubernetes", ControllerName: provider.DefaultControllerName,
-		LeaderElection: true, LeaseNamespace: "gatewire",
+		Mode: "kubernetes", LeaderElection: true, LeaseNamespace: "gatewire",
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 	}
 }
@@ -46,7 +45,7 @@ func with(fn func(*provider.Config)) provider.Config {
 // providerVariables are the provider's environment variables.
 var providerVariables = []string{
 	"GATEWIRE_PROVIDER_MODE", "GATEWIRE_PROVIDER_DIR", "GATEWIRE_PROVIDER_NAMESPACES",
-	"GATEWIRE_PROVIDER_CONTROLLER_NAME", "GATEWIRE_PROVIDER_LEADER_ELECTION",
+	"GATEWIRE_CONTROLLER_NAME", "GATEWIRE_PROVIDER_CONTROLLER_NAME", "GATEWIRE_PROVIDER_LEADER_ELECTION",
 	"GATEWIRE_PROVIDER_LEASE_NAME", "GATEWIRE_PROVIDER_LEASE_NAMESPACE", "GATEWIRE_PROVIDER_LEASE_DURATION",
 	"GATEWIRE_PROVIDER_LEASE_RENEW_DEADLINE", "GATEWIRE_PROVIDER_LEASE_RETRY_PERIOD",
 }
@@ -79,6 +78,23 @@ func TestConfigDefaultsAndEnvironment(t *testing.T) {
 		cfg.LeaderElection || cfg.LeaseDuration != 4*time.Second {
 		t.Errorf("from the environment: %+v", cfg)
 	}
+	if cfg.Controller() != gatewayclass.DefaultControllerName {
+		t.Errorf("controller name %q, want the default", cfg.Controller())
+	}
+	t.Setenv("GATEWIRE_PROVIDER_CONTROLLER_NAME", "example.com/deprecated") // still read, as an alias
+	if err := envconfig.Process("GATEWIRE", &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Controller() != "example.com/deprecated" {
+		t.Errorf("controller name %q from GATEWIRE_PROVIDER_CONTROLLER_NAME", cfg.Controller())
+	}
+	t.Setenv("GATEWIRE_CONTROLLER_NAME", "example.com/gatewire")
+	if err := envconfig.Process("GATEWIRE", &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "GATEWIRE_PROVIDER_CONTROLLER_NAME") {
+		t.Errorf("both variables, different: %v", err)
+	}
 }
 
 func TestConfigValidateNamesTheVariable(t *testing.T) {
@@ -91,7 +107,13 @@ func TestConfigValidateNamesTheVariable(t *testing.T) {
 		{kubernetes(), ""},
 		{with(func(c *provider.Config) { c.Namespaces = []string{"a", " b ", ""} }), ""},
 		{with(func(c *provider.Config) { c.Namespaces = []string{"a", "B_"} }), `GATEWIRE_PROVIDER_NAMESPACES: "B_": `},
-		{with(func(c *provider.Config) { c.ControllerName = "gatewire" }), `GATEWIRE_PROVIDER_CONTROLLER_NAME: "gatewire" is not a domain-prefixed path`},
+		{with(func(c *provider.Config) { c.ControllerName = "gatewire" }), `GATEWIRE_CONTROLLER_NAME: "gatewire" is not a domain-prefixed path`},
+		{with(func(c *provider.Config) { c.DeprecatedControllerName = "gatewire" }), `GATEWIRE_PROVIDER_CONTROLLER_NAME: "gatewire" is not a domain-prefixed path`},
+		{with(func(c *provider.Config) {
+			c.ControllerName, c.DeprecatedControllerName = "example.com/a", "example.com/b"
+		}),
+			`GATEWIRE_CONTROLLER_NAME="example.com/a" and GATEWIRE_PROVIDER_CONTROLLER_NAME="example.com/b" differ`},
+		{provider.Config{Mode: "file", Dir: dir, Config: gatewayclass.Config{ControllerName: "nope"}}, `GATEWIRE_CONTROLLER_NAME: "nope"`},
 		{with(func(c *provider.Config) { c.LeaseName = "Lease" }), `GATEWIRE_PROVIDER_LEASE_NAME: "Lease": `},
 		{with(func(c *provider.Config) { c.LeaseNamespace = "a.b" }), `GATEWIRE_PROVIDER_LEASE_NAMESPACE: "a.b": `},
 		{with(func(c *provider.Config) { c.RetryPeriod = 0 }), "GATEWIRE_PROVIDER_LEASE_RETRY_PERIOD: 0s is not positive"},
@@ -143,11 +165,7 @@ func TestQuickstartIsPublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, s)
-	for deadline := time.Now().Add(10 * time.Second); !s.Ready(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("not ready after 10s")
-		}
-	}
+	testkit.Eventually(t, 10*time.Second, "the provider ready", s.Ready)
 	if p := s.Problems(); len(p) != 0 {
 		t.Errorf("the quickstart has problems: %v", p)
 	}
@@ -170,30 +188,12 @@ func TestQuickstartIsPublished(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestFileModeLogsStatusChanges checks that the file mode, which has no
 // status subresource to write to, logs each change of the status bucket.
 func TestFileModeLogsStatusChanges(t *testing.T) {
 	b := bustest.New(t)
-	var logs syncBuffer
-	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var logs testkit.LogBuffer
+	log := logs.Logger(slog.LevelDebug)
 	s, err := provider.New(provider.Config{Mode: "file", Dir: quickstart}, b, log)
 	if err != nil {
 		t.Fatal(err)
@@ -206,11 +206,7 @@ func TestFileModeLogsStatusChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `msg=status mode=file object="Gateway default/quickstart" key=` + key
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs.String(), want); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no log line %q in:\n%s", want, logs.String())
-		}
-	}
+	testkit.Eventually(t, 10*time.Second, "the log line "+want, func() bool { return strings.Contains(logs.String(), want) })
 	if !strings.Contains(logs.String(), `conditions="Programmed=False(Invalid)"`) {
 		t.Errorf("the status line does not summarize the conditions:\n%s", logs.String())
 	}

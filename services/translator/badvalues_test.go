@@ -10,6 +10,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
 
@@ -43,17 +44,10 @@ func decodedCondition(e *bus.Entry) *busv1.Condition {
 // waitStatus waits up to d for the status under key to satisfy ok.
 func waitStatus(t *testing.T, b *bus.Bus, key string, d time.Duration, ok func(*bus.Entry) bool) *bus.Entry {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
+	return testkit.EventuallyValue(t, d, "status "+key+" as wanted", func() (*bus.Entry, bool) {
 		e, _ := b.Get(context.Background(), bus.Status, key)
-		if ok(e) {
-			return e
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status %s: not as wanted within %s; last %v", key, d, e)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return e, ok(e)
+	})
 }
 
 // TestBadValueShowsInStatus: a route whose value goes bad under a running

@@ -8,6 +8,7 @@ import (
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	"github.com/gatewire/gatewire/pkg/manifest"
 	"github.com/gatewire/gatewire/services/translator/resources"
@@ -26,7 +27,7 @@ func BenchmarkTranslate(b *testing.B) {
 			gw := types.NamespacedName{Namespace: "bench", Name: "eg"}
 			b.ReportAllocs()
 			for b.Loop() {
-				out := Translate(idx, gw)
+				out := Translate(idx, gatewayclass.DefaultControllerName, gw)
 				if out == nil || out.XDSError != nil {
 					b.Fatalf("translation failed: %v", out)
 				}
@@ -55,7 +56,7 @@ func BenchmarkRouteEdit(b *testing.B) {
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			idx := benchIndex(b, n)
 			gw := types.NamespacedName{Namespace: "bench", Name: "eg"}
-			x := newTranslator(idx)
+			x := newTranslator(idx, gatewayclass.DefaultControllerName)
 			x.translate(gw)
 			edits := make([]*busv1.Resource, 2)
 			for k := range edits {

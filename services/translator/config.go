@@ -3,11 +3,18 @@ package translator
 import (
 	"fmt"
 	"time"
+
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 )
 
 // Config is the configuration of the translator service, loaded from the
 // environment with the prefix GATEWIRE_ (see pkg/service).
 type Config struct {
+	// Config is the controller name (GATEWIRE_CONTROLLER_NAME), shared with
+	// the provider: the translator translates the Gateways of the
+	// GatewayClasses that name it, and puts it in the route and policy
+	// statuses it gives.
+	gatewayclass.Config
 	// Debounce is how long the service gathers changes, from the first one,
 	// before it translates the gateways they affect. With 0 it translates
 	// as soon as no change is waiting in its watch: a lone edit at once,
@@ -48,6 +55,9 @@ const (
 
 // Validate reports the first bad value, naming its environment variable.
 func (c Config) Validate() error {
+	if err := c.Config.Validate(); err != nil {
+		return err
+	}
 	switch {
 	case c.Debounce < 0 || c.Debounce > maxDebounce:
 		return fmt.Errorf("GATEWIRE_TRANSLATOR_DEBOUNCE: %s is not between 0s and %s", c.Debounce, maxDebounce)

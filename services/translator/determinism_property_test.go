@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 	"github.com/gatewire/gatewire/services/translator/resources"
@@ -89,12 +90,12 @@ func translateAll(t testing.TB, idx *resources.Index) ([]byte, []*Output) {
 		fmt.Fprintf(&out, "%s %x\n", what, b)
 	}
 	for _, name := range idx.GatewayClasses() {
-		if st := gatewayapi.TranslateClass(idx, name); st != nil {
+		if st := gatewayapi.TranslateClass(idx, gatewayclass.DefaultControllerName, name); st != nil {
 			write("class "+name, st)
 		}
 	}
 	for _, gw := range idx.Gateways() {
-		o := Translate(idx, gw)
+		o := Translate(idx, gatewayclass.DefaultControllerName, gw)
 		if o == nil {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"google.golang.org/protobuf/proto"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -36,7 +37,7 @@ func TestEndpointChangesEqualTranslate(t *testing.T) {
 				t.Fatalf("%s: %v", in, err)
 			}
 		}
-		x := newTranslator(idx)
+		x := newTranslator(idx, gatewayclass.DefaultControllerName)
 		gateways := idx.Gateways()
 		for _, gw := range gateways {
 			x.translate(gw)
@@ -57,7 +58,7 @@ func TestEndpointChangesEqualTranslate(t *testing.T) {
 				if slices > 0 {
 					updated++
 				}
-				checkSameOutput(t, fmt.Sprintf("%s %s round %d", in, gw, round), inline(t, got), Translate(idx, gw))
+				checkSameOutput(t, fmt.Sprintf("%s %s round %d", in, gw, round), inline(t, got), Translate(idx, gatewayclass.DefaultControllerName, gw))
 			}
 		}
 	}
@@ -170,7 +171,7 @@ func endpointChange(tb testing.TB, routes int) (*resources.Index, types.Namespac
 // machine).
 func TestEndpointChangeIsCheaper(t *testing.T) {
 	idx, gw, slice := endpointChange(t, 50)
-	x := newTranslator(idx)
+	x := newTranslator(idx, gatewayclass.DefaultControllerName)
 	x.translate(gw)
 	round := 0
 	next := func() {
@@ -179,7 +180,7 @@ func TestEndpointChangeIsCheaper(t *testing.T) {
 	}
 	full := testing.AllocsPerRun(20, func() {
 		next()
-		_ = Translate(idx, gw)
+		_ = Translate(idx, gatewayclass.DefaultControllerName, gw)
 	})
 	incremental := testing.AllocsPerRun(20, func() {
 		next()
@@ -200,7 +201,7 @@ func BenchmarkEndpointChange(b *testing.B) {
 	for _, how := range []string{"translate", "incremental"} {
 		b.Run(how, func(b *testing.B) {
 			idx, gw, slice := endpointChange(b, 50)
-			x := newTranslator(idx)
+			x := newTranslator(idx, gatewayclass.DefaultControllerName)
 			x.translate(gw)
 			round := 0
 			b.ReportAllocs()
@@ -208,7 +209,7 @@ func BenchmarkEndpointChange(b *testing.B) {
 				round++
 				applySlice(b, idx, slice, round%2)
 				if how == "translate" {
-					Translate(idx, gw)
+					Translate(idx, gatewayclass.DefaultControllerName, gw)
 				} else if out := x.translate(gw); out == nil || out.Build == nil {
 					b.Fatal("no translation")
 				}

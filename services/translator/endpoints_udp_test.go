@@ -7,6 +7,7 @@ import (
 
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"google.golang.org/protobuf/proto"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -31,7 +32,7 @@ func TestEndpointChangeOfWeightedUDPRoute(t *testing.T) {
 		}
 	}
 	gw := types.NamespacedName{Namespace: "default", Name: "eg"}
-	x := newTranslator(idx)
+	x := newTranslator(idx, gatewayclass.DefaultControllerName)
 	before := loadAssignment(t, inline(t, x.translate(gw)).XDS, "udp-53/weighted")
 
 	var s discoveryv1.EndpointSlice
@@ -49,7 +50,7 @@ func TestEndpointChangeOfWeightedUDPRoute(t *testing.T) {
 	}
 
 	got := inline(t, x.translate(gw))
-	want := Translate(idx, gw)
+	want := Translate(idx, gatewayclass.DefaultControllerName, gw)
 	checkSameOutput(t, "after dns-b's EndpointSlice changed", got, want)
 	after := loadAssignment(t, got.XDS, "udp-53/weighted")
 	if !proto.Equal(after, loadAssignment(t, want.XDS, "udp-53/weighted")) {

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
@@ -49,13 +50,13 @@ func renderCase(t *testing.T, file string) []byte {
 	}
 	classes := map[string]json.RawMessage{}
 	for _, name := range idx.GatewayClasses() {
-		if st := gatewayapi.TranslateClass(idx, name); st != nil {
+		if st := gatewayapi.TranslateClass(idx, gatewayclass.DefaultControllerName, name); st != nil {
 			classes[ClassStatusKey(name)] = protoJSON(t, st)
 		}
 	}
 	gateways := map[string]any{}
 	for _, gw := range idx.Gateways() {
-		out := Translate(idx, gw)
+		out := Translate(idx, gatewayclass.DefaultControllerName, gw)
 		if out == nil {
 			continue
 		}

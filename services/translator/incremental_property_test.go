@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/translator/resources"
@@ -37,7 +38,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 		objects := decodeFile(t, in)
 		rng := rand.New(rand.NewPCG(7, uint64(len(objects))))
 		idx := indexOf(t, objects)
-		x := newTranslator(idx)
+		x := newTranslator(idx, gatewayclass.DefaultControllerName)
 		known := map[types.NamespacedName]bool{}
 		check := func(step string) {
 			for _, gw := range idx.Gateways() {
@@ -45,7 +46,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 			}
 			for gw := range known {
 				got := inline(t, x.translate(gw))
-				checkSameOutput(t, fmt.Sprintf("%s %s, %s", in, gw, step), got, Translate(idx, gw))
+				checkSameOutput(t, fmt.Sprintf("%s %s, %s", in, gw, step), got, Translate(idx, gatewayclass.DefaultControllerName, gw))
 				if got != nil && got.RoutesBuilt < len(got.Statuses)-1 {
 					reused++
 				}
@@ -185,7 +186,7 @@ func TestPatchEqualsFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	idx := indexOf(t, objects)
-	x := newTranslator(idx)
+	x := newTranslator(idx, gatewayclass.DefaultControllerName)
 	gw := types.NamespacedName{Namespace: "bench", Name: "eg"}
 	rng := rand.New(rand.NewPCG(3, 5))
 	patched := 0
@@ -215,7 +216,7 @@ func TestPatchEqualsFull(t *testing.T) {
 		if got != nil && got.Patched {
 			patched++
 		}
-		checkSameOutput(t, fmt.Sprintf("step %d", step), got, Translate(idx, gw))
+		checkSameOutput(t, fmt.Sprintf("step %d", step), got, Translate(idx, gatewayclass.DefaultControllerName, gw))
 		if t.Failed() {
 			t.Fatalf("after step %d (%s %s)", step, o.GetKind(), o.GetName())
 		}

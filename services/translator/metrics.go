@@ -2,11 +2,9 @@ package translator
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"k8s.io/apimachinery/pkg/types"
@@ -14,8 +12,8 @@ import (
 	"github.com/gatewire/gatewire/pkg/bus"
 )
 
-// The translator's metrics, recorded with the global meter provider under
-// the meter "gatewire/translator":
+// The translator's metrics, recorded with the service's meter provider (see
+// WithMeterProvider) under the meter "gatewire/translator":
 //
 //	gatewire_translator_translation_duration_seconds{gateway,work}  histogram  time to compute a gateway's outputs (work: full, endpoints, rewrite), writes excluded
 //	gatewire_translator_changes_pending                             gauge      gateways and GatewayClasses waiting to be translated
@@ -23,7 +21,7 @@ import (
 //
 // The gateway label is <namespace>/<name>: as many values as the
 // installation has gateways, which its operators choose, never its
-// clients. Replicas of the service in one process share the instruments.
+// clients.
 type translatorMetrics struct {
 	duration metric.Float64Histogram
 	outputs  metric.Int64Counter
@@ -35,9 +33,10 @@ type translatorMetrics struct {
 // millisecond, a full translation of 10,000 routes about two seconds.
 var durationBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
 
-var instruments = sync.OnceValue(func() *translatorMetrics {
+// newMetrics creates the instruments of one service with p.
+func newMetrics(p metric.MeterProvider) *translatorMetrics {
 	m := &translatorMetrics{}
-	meter := otel.GetMeterProvider().Meter("gatewire/translator")
+	meter := p.Meter("gatewire/translator")
 	m.duration, _ = meter.Float64Histogram("gatewire_translator_translation_duration_seconds",
 		metric.WithDescription("time to compute the outputs of a gateway, by gateway and work (full, endpoints, rewrite); writes to the bus excluded"),
 		metric.WithExplicitBucketBoundaries(durationBuckets...))
@@ -50,20 +49,20 @@ var instruments = sync.OnceValue(func() *translatorMetrics {
 			return nil
 		}))
 	return m
-})
+}
 
 // observeTranslation records the time one gateway's translation took.
-func observeTranslation(ctx context.Context, gw types.NamespacedName, work string, d time.Duration) {
-	instruments().duration.Record(ctx, d.Seconds(), metric.WithAttributes(
+func (m *translatorMetrics) observeTranslation(ctx context.Context, gw types.NamespacedName, work string, d time.Duration) {
+	m.duration.Record(ctx, d.Seconds(), metric.WithAttributes(
 		attribute.String("gateway", gw.String()), attribute.String("work", work)))
 }
 
 // observePending records how many gateways and classes wait.
-func observePending(st *session) {
-	instruments().pending.Store(int64(len(st.gateways) + len(st.classes)))
+func (m *translatorMetrics) observePending(st *session) {
+	m.pending.Store(int64(len(st.gateways) + len(st.classes)))
 }
 
 // observeOutput counts one output written.
-func observeOutput(ctx context.Context, b bus.Bucket, op string) {
-	instruments().outputs.Add(ctx, 1, metric.WithAttributes(attribute.String("bucket", string(b)), attribute.String("op", op)))
+func (m *translatorMetrics) observeOutput(ctx context.Context, b bus.Bucket, op string) {
+	m.outputs.Add(ctx, 1, metric.WithAttributes(attribute.String("bucket", string(b)), attribute.String("op", op)))
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
@@ -20,10 +19,9 @@ import (
 // outputs were measured, labelled by gateway and bucket.
 func TestMetricsAndPublishedTime(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
-	otel.SetMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
 	b := bustest.New(t)
 	putYAML(t, b, serviceCase)
-	s, _ := startService(t, b)
+	s, _ := startService(t, b, WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
 	waitReady(t, s)
 
 	rs, err := manifest.ReadResources(strings.NewReader(strings.Replace(routeYAML, "value: /", "value: /v2", 1)), "test")

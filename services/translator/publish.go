@@ -35,7 +35,7 @@ func (s *Service) translateGateway(ctx context.Context, st *session, gw types.Na
 	start := time.Now()
 	out, how := s.retranslate(st, gw, w)
 	span.SetAttributes(attribute.String("gatewire.work", how))
-	observeTranslation(ctx, gw, how, time.Since(start))
+	s.metrics.observeTranslation(ctx, gw, how, time.Since(start))
 	if out == nil {
 		delete(st.last, gw)
 		delete(st.irPending, gw)
@@ -183,7 +183,7 @@ func (s *Service) deleteStatuses(ctx context.Context, st *session, gw types.Name
 // class is gone or not gatewire's.
 func (s *Service) translateClass(ctx context.Context, st *session, name string) error {
 	key := ClassStatusKey(name)
-	status := gatewayapi.TranslateClass(st.idx, name)
+	status := gatewayapi.TranslateClass(st.idx, s.cfg.Controller(), name)
 	if status == nil {
 		return s.delete(ctx, st, bus.Status, key)
 	}
@@ -225,7 +225,7 @@ func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string
 	case err != nil:
 		return err
 	}
-	observeOutput(ctx, b, "put")
+	s.metrics.observeOutput(ctx, b, "put")
 	size := len(data)
 	if data == nil {
 		size = proto.Size(msg)
@@ -251,7 +251,7 @@ func (s *Service) delete(ctx context.Context, st *session, b bus.Bucket, key str
 	case err != nil:
 		return err
 	}
-	observeOutput(ctx, b, "delete")
+	s.metrics.observeOutput(ctx, b, "delete")
 	st.ledger.deleted(b, key)
 	delete(st.sent, sentKey{b, key})
 	return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/services/translator/resources"
 	"github.com/gatewire/gatewire/services/translator/shard"
 )
@@ -226,7 +227,7 @@ func finalDigests(tb testing.TB, rs []*busv1.Resource) map[string]fingerprint {
 	}
 	out := map[string]fingerprint{}
 	for _, gw := range idx.Gateways() {
-		o := Translate(idx, gw)
+		o := Translate(idx, gatewayclass.DefaultControllerName, gw)
 		if o == nil || o.XDS == nil {
 			tb.Fatalf("gateway %s has no xDS snapshot", gw)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/gatewire/gatewire/pkg/bus"
@@ -31,10 +32,11 @@ const (
 // Service is the translator service. Create it with [New] and start it,
 // once, with [Service.Run]; Ready and ID are safe for concurrent use.
 type Service struct {
-	cfg    Config
-	bus    *bus.Bus
-	log    *slog.Logger
-	tracer trace.Tracer
+	cfg     Config
+	bus     *bus.Bus
+	log     *slog.Logger
+	tracer  trace.Tracer
+	metrics *translatorMetrics
 	// id is the replica's id; its outputs carry it in headerWriter.
 	id      string
 	members *shard.Membership
@@ -49,16 +51,29 @@ type Option func(*options) error
 
 type options struct {
 	tracers trace.TracerProvider
+	meters  metric.MeterProvider
 }
 
 // WithTracerProvider records the service's spans with p instead of the
-// global OpenTelemetry tracer provider.
+// global OpenTelemetry tracer provider (see pkg/telemetry).
 func WithTracerProvider(p trace.TracerProvider) Option {
 	return func(o *options) error {
 		if p == nil {
 			return errors.New("translator: WithTracerProvider: nil provider")
 		}
 		o.tracers = p
+		return nil
+	}
+}
+
+// WithMeterProvider records the service's metrics with p instead of the
+// global OpenTelemetry meter provider (see pkg/telemetry).
+func WithMeterProvider(p metric.MeterProvider) Option {
+	return func(o *options) error {
+		if p == nil {
+			return errors.New("translator: WithMeterProvider: nil provider")
+		}
+		o.meters = p
 		return nil
 	}
 }
@@ -75,7 +90,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	o := options{tracers: otel.GetTracerProvider()}
+	o := options{tracers: otel.GetTracerProvider(), meters: otel.GetMeterProvider()}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -94,6 +109,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 		bus:     b,
 		log:     log.With("replica", id),
 		tracer:  o.tracers.Tracer(tracerName),
+		metrics: newMetrics(o.meters),
 		id:      id,
 		members: members,
 

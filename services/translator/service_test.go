@@ -160,12 +160,12 @@ spec:
 
 // startService runs a translator over b until the returned function is
 // called or the test ends.
-func startService(t *testing.T, b *bus.Bus) (*Service, func()) {
+func startService(t *testing.T, b *bus.Bus, opts ...Option) (*Service, func()) {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Debounce = 5 * time.Millisecond
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := New(cfg, b, log)
+	s, err := New(cfg, b, log, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,7 +116,7 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 	idx := resources.NewIndex()
 	st := &session{
 		idx:       idx,
-		tr:        newTranslator(idx),
+		tr:        newTranslator(idx, s.cfg.Controller()),
 		built:     map[types.NamespacedName]bool{},
 		irPending: map[types.NamespacedName]*irv1.Gateway{},
 		sent:      map[sentKey]sentValue{},
@@ -205,7 +205,7 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error
 				return err
 			}
 		}
-		observePending(st)
+		s.metrics.observePending(st)
 		if !st.synced || !st.dirty() || debounce != nil {
 			continue
 		}

@@ -43,10 +43,11 @@ type Output struct {
 
 // Translate runs the whole translation of one gateway: Gateway API to IR
 // and statuses, then IR to a validated xDS snapshot, with nothing reused.
-// It returns nil when the gateway has no outputs: it does not exist or is
-// not gatewire's. Translate only reads idx.
-func Translate(idx *resources.Index, gateway types.NamespacedName) *Output {
-	out := newTranslator(idx).translate(gateway)
+// It returns nil when the gateway has no outputs: it does not exist or its
+// class does not name controller, gatewire's controller name (see
+// pkg/gatewayclass). Translate only reads idx.
+func Translate(idx *resources.Index, controller string, gateway types.NamespacedName) *Output {
+	out := newTranslator(idx, controller).translate(gateway)
 	if out != nil && out.Build != nil {
 		snap, err := out.Build.Set.Assemble(out.Build.Commit)
 		if err != nil {
@@ -67,8 +68,8 @@ type translator struct {
 	builders map[types.NamespacedName]*xdsgen.Builder
 }
 
-func newTranslator(idx *resources.Index) *translator {
-	return &translator{api: gatewayapi.NewTranslator(idx), builders: map[types.NamespacedName]*xdsgen.Builder{}}
+func newTranslator(idx *resources.Index, controller string) *translator {
+	return &translator{api: gatewayapi.NewTranslator(idx, controller), builders: map[types.NamespacedName]*xdsgen.Builder{}}
 }
 
 // translate translates one gateway; nil when it has no outputs.

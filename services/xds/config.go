@@ -55,32 +55,27 @@ type Config struct {
 // are read again when they change, so a renewed certificate is served to
 // new connections without dropping open ones.
 type TLS struct {
-	// Insecure serves plaintext to any client, unauthenticated: every
-	// gateway's configuration, private keys included, to whoever reaches
-	// the port. Infra reads the same variable for its bootstraps.
-	Insecure bool `envconfig:"XDS_INSECURE" default:"false" desc:"development only: serve xDS in plaintext to any client, without authentication (logged as a warning); infra reads the same variable"`
+	// XDSTransport is what infra shares: XDSInsecure serves plaintext to
+	// any client, unauthenticated; TrustDomain is the trust domain of the
+	// gateway SPIFFE IDs clients' certificates must carry.
+	certs.XDSTransport
 	// CertFile and KeyFile are the server's certificate (chain) and key,
 	// PEM; CAFile the CA bundle client certificates are verified with.
 	CertFile string `envconfig:"XDS_TLS_CERT" default:"" desc:"PEM file of the xds server's certificate (chain); required unless GATEWIRE_XDS_INSECURE=true; reloaded when it changes"`
 	KeyFile  string `envconfig:"XDS_TLS_KEY" default:"" desc:"PEM file of the xds server's private key; required unless GATEWIRE_XDS_INSECURE=true"`
 	CAFile   string `envconfig:"XDS_TLS_CA" default:"" desc:"PEM file of the CA bundle that every client certificate must chain to (gatewire's CA); required unless GATEWIRE_XDS_INSECURE=true"`
-	// TrustDomain is the trust domain of the gateway SPIFFE IDs clients'
-	// certificates must carry; empty means certs.DefaultTrustDomain.
-	TrustDomain string `envconfig:"TRUST_DOMAIN" default:"" desc:"trust domain of the SPIFFE IDs in client certificates (spiffe://<trust domain>/ns/<ns>/gateway/<name>); empty means gatewire.local"`
 }
 
 // validate reports the first bad TLS value, naming its variable: a bad
 // trust domain, or one of the three files given without the others. It
 // does not read the files, and leaves them all empty to [New], which
-// refuses that unless Insecure: a program that issues the files itself
+// refuses that unless XDSInsecure: a program that issues the files itself
 // (gatewire standalone) fills them in after loading the configuration.
 func (t TLS) validate() error {
-	if t.TrustDomain != "" {
-		if err := certs.CheckTrustDomain(t.TrustDomain); err != nil {
-			return fmt.Errorf("GATEWIRE_TRUST_DOMAIN: %w", err)
-		}
+	if err := t.XDSTransport.Validate(); err != nil {
+		return err
 	}
-	if t.Insecure || t.CertFile == "" && t.KeyFile == "" && t.CAFile == "" {
+	if t.XDSInsecure || t.CertFile == "" && t.KeyFile == "" && t.CAFile == "" {
 		return nil
 	}
 	return t.required()
@@ -98,14 +93,6 @@ func (t TLS) required() error {
 		}
 	}
 	return nil
-}
-
-// trustDomain is the trust domain client certificates must name.
-func (t TLS) trustDomain() string {
-	if t.TrustDomain == "" {
-		return certs.DefaultTrustDomain
-	}
-	return t.TrustDomain
 }
 
 // DefaultConfig is the configuration with every default applied.

@@ -102,7 +102,7 @@ func TestConfigValidate(t *testing.T) {
 func TestConfigValidAddresses(t *testing.T) {
 	for _, addr := range []string{":18000", "127.0.0.1:0", "[::1]:18000", "xds.example:18000"} {
 		c := DefaultConfig()
-		c.Insecure = true
+		c.XDSInsecure = true
 		c.Address = addr
 		if err := c.Validate(); err != nil {
 			t.Errorf("%s: %v", addr, err)
@@ -112,7 +112,7 @@ func TestConfigValidAddresses(t *testing.T) {
 
 func TestConfigReplicaID(t *testing.T) {
 	c := DefaultConfig()
-	c.Insecure = true
+	c.XDSInsecure = true
 	host, err := os.Hostname()
 	if err != nil {
 		t.Fatal(err)

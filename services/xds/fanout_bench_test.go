@@ -20,6 +20,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -247,18 +248,14 @@ func startXDSProcess(b *testing.B, binary, natsURL, system string, i int) *xdsPr
 }
 
 func (p *xdsProcess) waitReady(b *testing.B) {
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
+	testkit.Eventually(b, time.Minute, "the xds process ready", func() bool {
 		resp, err := http.Get("http://" + p.adminAddr + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
+		if err != nil {
+			return false
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	b.Fatal("the xds process is not ready after a minute")
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
 }
 
 // scrape reads /metrics and returns how long it took; it fails after 5s.

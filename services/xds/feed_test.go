@@ -16,6 +16,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/pkg/xdsbucket"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
@@ -40,11 +41,11 @@ func TestBadValuesKeepPrevious(t *testing.T) {
 			}
 			before := h.count(t, "gatewire_xds_snapshots_rejected_total", attribute.String("gateway", tc.gateway))
 			h.put(t, key, tc.value)
-			waitFor(t, "the rejection counted", func() bool {
+			testkit.Eventually(t, wait, "the rejection counted", func() bool {
 				return h.count(t, "gatewire_xds_snapshots_rejected_total", attribute.String("gateway", tc.gateway)) > before
 			})
-			waitFor(t, "the rejection log line", func() bool {
-				return len(h.logs.lines(`"msg":"snapshot rejected`, `"key":"`+key+`"`, tc.logs)) > 0
+			testkit.Eventually(t, wait, "the rejection log line", func() bool {
+				return len(h.logs.Lines(`"msg":"snapshot rejected`, `"key":"`+key+`"`, tc.logs)) > 0
 			})
 			resp, err := h.fetch(context.Background(), gateway, resource.ListenerType)
 			if err != nil {
@@ -201,7 +202,7 @@ func followUntil(t *testing.T, f *feed, cond func() bool) {
 		defer close(done)
 		f.follow(ctx, w)
 	}()
-	waitFor(t, "the feed", cond)
+	testkit.Eventually(t, wait, "the feed", cond)
 	cancel()
 	w.Stop()
 	<-done

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -189,8 +190,8 @@ func TestSendTimeout(t *testing.T) {
 	}
 	h.waitCount(t, 1, "gatewire_xds_send_timeouts_total", attribute.String("gateway", gateway))
 	h.waitCount(t, 1, "gatewire_xds_stream_closes_total", attribute.String("reason", closeSendTimeout))
-	waitFor(t, "the close logged", func() bool {
-		return len(h.logs.lines(`"msg":"xds stream closed"`, `"node":"stuck"`, `"reason":"send_timeout"`)) == 1
+	testkit.Eventually(t, wait, "the close logged", func() bool {
+		return len(h.logs.Lines(`"msg":"xds stream closed"`, `"node":"stuck"`, `"reason":"send_timeout"`)) == 1
 	})
 	healthy, err := startEnvoy(ctx, dialFleet(t, h.svc.Addr().String(), 1, envoyWindow)[0], node(gateway), false, nil)
 	if err != nil {

@@ -2,13 +2,9 @@ package xds
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"strings"
 	"testing"
-	"time"
 
 	hcm "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/grpc"
@@ -17,15 +13,19 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
 
 // gRPC-Go reads its xDS bootstrap from the environment when its packages
-// load, so its client runs in a child process: this test binary, run with
-// grpcTargetEnv and the bootstrap set, and -test.run selecting
-// TestGRPCClientProcess.
-const grpcTargetEnv = "GATEWIRE_XDS_TEST_GRPC_TARGET"
+// load, so its client runs in a child process (testkit.StartChild): this
+// test binary, running TestGRPCClientProcess with the bootstrap and
+// grpcTargetEnv set.
+const (
+	grpcChild     = "TestGRPCClientProcess"
+	grpcTargetEnv = "GATEWIRE_XDS_TEST_GRPC_TARGET"
+)
 
 // grpcTarget is the xds:/// target of the child's channel; its listener
 // (the gRPC "API listener") has the same name.
@@ -35,10 +35,10 @@ const grpcListener = "echo.example"
 // channel to the target in grpcTargetEnv and keeps it until its standard
 // input closes. Run as a plain test it has nothing to do.
 func TestGRPCClientProcess(t *testing.T) {
-	target := os.Getenv(grpcTargetEnv)
-	if target == "" {
+	if !testkit.InChild(grpcChild) {
 		return
 	}
+	target := os.Getenv(grpcTargetEnv)
 	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatalf("grpc client for %s: %v", target, err)
@@ -50,8 +50,7 @@ func TestGRPCClientProcess(t *testing.T) {
 
 // startGRPCClient runs gRPC-Go's xDS client in a child process against the
 // xDS server at addr, as a proxyless node of nodeCluster, until the test
-// ends. Its
-// output is logged when the test fails.
+// ends. Its output is logged when the test fails.
 func startGRPCClient(t *testing.T, addr, nodeCluster string) {
 	t.Helper()
 	bootstrap, err := json.Marshal(map[string]any{
@@ -68,39 +67,10 @@ func startGRPCClient(t *testing.T, addr, nodeCluster string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestGRPCClientProcess$", "-test.count=1")
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GRPC_XDS_BOOTSTRAP") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env,
-		"GRPC_XDS_BOOTSTRAP_CONFIG="+string(bootstrap),
-		grpcTargetEnv+"=xds:///"+grpcListener,
-		"GRPC_GO_LOG_SEVERITY_LEVEL=info",
-	)
-	out := &logBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start the gRPC client: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err = <-done:
-		case <-time.After(wait):
-			_ = cmd.Process.Kill()
-			err = fmt.Errorf("killed after %s: %w", wait, <-done)
-		}
-		if err != nil || t.Failed() {
-			t.Logf("gRPC client (exit: %v):\n%s", err, out.lines())
-		}
+	testkit.StartChild(t, testkit.ChildOptions{
+		Test:         grpcChild,
+		XDSBootstrap: bootstrap,
+		Env:          []string{grpcTargetEnv + "=xds:///" + grpcListener, "GRPC_GO_LOG_SEVERITY_LEVEL=info"},
 	})
 }
 

@@ -1,7 +1,6 @@
 package xds
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +23,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -48,7 +48,7 @@ type harness struct {
 	replica string
 	conn    *grpc.ClientConn
 	reader  *sdkmetric.ManualReader
-	logs    *logBuffer
+	logs    *testkit.LogBuffer
 	// stop stops the service and waits for Run to return; it runs at the
 	// end of the test too.
 	stop func()
@@ -75,14 +75,14 @@ func startWith(t *testing.T, b *bus.Bus, replica string, edit func(*Config), opt
 	if err != nil {
 		t.Fatalf("listen: %v", err)
 	}
-	h := &harness{bus: b, replica: replica, reader: sdkmetric.NewManualReader(), logs: &logBuffer{}}
-	log := slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	h := &harness{bus: b, replica: replica, reader: sdkmetric.NewManualReader(), logs: &testkit.LogBuffer{}}
+	log := h.logs.JSONLogger(slog.LevelDebug)
 	meters := sdkmetric.NewMeterProvider(sdkmetric.WithReader(h.reader))
 	cfg := DefaultConfig()
 	cfg.ReplicaID = replica
 	// Plaintext unless edit sets the TLS files: the tests of tls_test.go
 	// attack the mTLS server, the others test what it serves.
-	cfg.Insecure = true
+	cfg.XDSInsecure = true
 	edit(&cfg)
 	h.svc, err = New(cfg, b, log, append([]Option{WithListener(l), WithMeterProvider(meters)}, opts...)...)
 	if err != nil {
@@ -104,30 +104,18 @@ func startWith(t *testing.T, b *bus.Bus, replica string, edit func(*Config), opt
 		t.Fatalf("grpc client: %v", err)
 	}
 	t.Cleanup(func() { _ = h.conn.Close() })
-	waitFor(t, "service ready", h.svc.Ready)
+	testkit.Eventually(t, wait, "service ready", h.svc.Ready)
 	if got := h.svc.Addr(); got == nil || got.String() != l.Addr().String() {
 		t.Fatalf("Addr() = %v, want %v", got, l.Addr())
 	}
 	return h
 }
 
-// waitFor polls cond until it holds, or fails the test.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // waitVersion waits until the store holds version of the listeners for
 // nodeCluster.
 func (h *harness) waitVersion(t *testing.T, nodeCluster, version string) {
 	t.Helper()
-	waitFor(t, nodeCluster+" at version "+version, func() bool { return h.servedVersion(nodeCluster) == version })
+	testkit.Eventually(t, wait, nodeCluster+" at version "+version, func() bool { return h.servedVersion(nodeCluster) == version })
 }
 
 // servedVersion is the listener version the store holds for nodeCluster,
@@ -144,7 +132,7 @@ func (h *harness) servedVersion(nodeCluster string) string {
 // version of typeURL.
 func (h *harness) waitAck(t *testing.T, delta bool, typeURL, version string) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("an ACK of %s %s (delta %v)", typeURL, version, delta), func() bool {
+	testkit.Eventually(t, wait, fmt.Sprintf("an ACK of %s %s (delta %v)", typeURL, version, delta), func() bool {
 		for _, st := range h.svc.Streams() {
 			for _, ts := range st.Types {
 				if st.Delta == delta && ts.TypeURL == typeURL && ts.Acked == version {
@@ -181,7 +169,7 @@ func (h *harness) statusEntry(t *testing.T, ns, name string) *busv1.Status {
 func (h *harness) waitStatus(t *testing.T, parts ...string) *busv1.Status {
 	t.Helper()
 	var st *busv1.Status
-	waitFor(t, fmt.Sprintf("a status entry naming %q", parts), func() bool {
+	testkit.Eventually(t, wait, fmt.Sprintf("a status entry naming %q", parts), func() bool {
 		st = h.statusEntry(t, "ns", "gw")
 		return st != nil && len(st.GetConditions()) == 1 && containsAll(st.GetConditions()[0].GetMessage(), parts)
 	})
@@ -191,7 +179,7 @@ func (h *harness) waitStatus(t *testing.T, parts ...string) *busv1.Status {
 // waitNoStatus waits until the gateway has no entry.
 func (h *harness) waitNoStatus(t *testing.T) {
 	t.Helper()
-	waitFor(t, "no status entry", func() bool { return h.statusEntry(t, "ns", "gw") == nil })
+	testkit.Eventually(t, wait, "no status entry", func() bool { return h.statusEntry(t, "ns", "gw") == nil })
 }
 
 // put writes a value to the xds bucket: an inline snapshot in the
@@ -268,7 +256,7 @@ func (h *harness) count(t *testing.T, name string, attrs ...attribute.KeyValue) 
 // waitCount waits until a counter reaches n.
 func (h *harness) waitCount(t *testing.T, n int64, name string, attrs ...attribute.KeyValue) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("%s%v to reach %d", name, attrs, n), func() bool { return h.count(t, name, attrs...) == n })
+	testkit.Eventually(t, wait, fmt.Sprintf("%s%v to reach %d", name, attrs, n), func() bool { return h.count(t, name, attrs...) == n })
 }
 
 // fetch opens a raw state-of-the-world ADS stream for nodeCluster, asks for
@@ -289,31 +277,6 @@ func (h *harness) fetch(ctx context.Context, nodeCluster, typeURL string) (*disc
 
 func node(nodeCluster string) *core.Node {
 	return &core.Node{Id: "envoy-" + strings.ReplaceAll(nodeCluster, "/", "-"), Cluster: nodeCluster}
-}
-
-// logBuffer collects the service's logs; it is safe for concurrent use.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// lines returns the log lines that contain every one of parts.
-func (b *logBuffer) lines(parts ...string) []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []string
-	for line := range strings.Lines(b.buf.String()) {
-		if containsAll(line, parts) {
-			out = append(out, line)
-		}
-	}
-	return out
 }
 
 func containsAll(s string, parts []string) bool {

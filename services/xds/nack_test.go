@@ -12,6 +12,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -32,7 +33,7 @@ func TestGRPCClientNACK(t *testing.T) {
 	nacks := func() int64 {
 		return h.count(t, "gatewire_xds_nacks_total", attrs(gateway, resource.ListenerType)...)
 	}
-	waitFor(t, "gRPC's NACK of v1", func() bool { return nacks() > 0 })
+	testkit.Eventually(t, wait, "gRPC's NACK of v1", func() bool { return nacks() > 0 })
 	first := nacks()
 	time.Sleep(2 * time.Second)
 	more := nacks() - first
@@ -40,7 +41,7 @@ func TestGRPCClientNACK(t *testing.T) {
 	if more >= 20 {
 		t.Fatalf("%d NACKs in 2s after the first: the rejected version is being resent", more)
 	}
-	if lines := h.logs.lines(`"msg":"xds nack"`, `"version":"v1"`, "xff_num_trusted_hops"); len(lines) != 1 {
+	if lines := h.logs.Lines(`"msg":"xds nack"`, `"version":"v1"`, "xff_num_trusted_hops"); len(lines) != 1 {
 		t.Errorf("%d nack log lines with gRPC's error detail, want 1:\n%s", len(lines), lines)
 	}
 	st := h.waitStatus(t, "v1", resource.ListenerType, "xff_num_trusted_hops must be unset or zero")
@@ -127,7 +128,7 @@ func TestNACKStatusLifetime(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := start(t, b)
-	waitFor(t, "the leftover entry deleted", func() bool {
+	testkit.Eventually(t, wait, "the leftover entry deleted", func() bool {
 		_, err := b.Get(ctx, bus.Status, leftover)
 		return errors.Is(err, bus.ErrNotFound)
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
 	"github.com/gatewire/gatewire/pkg/certs/certstest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -65,7 +66,7 @@ func TestProxiesBucket(t *testing.T) {
 	bad.nack(t, "listener refused by the test")
 
 	var entries map[string]*busv1.ProxyStatus
-	waitFor(t, "both streams in the proxies bucket, one ACKed and one NACKed", func() bool {
+	testkit.Eventually(t, wait, "both streams in the proxies bucket, one ACKed and one NACKed", func() bool {
 		entries = proxyEntries(t, h)
 		g, b := entries["envoy-ns-gw"], entries["envoy-bad"]
 		return g != nil && b != nil && typeOf(g, resource.ListenerType).GetAckedVersion() == "v1" &&
@@ -83,13 +84,13 @@ func TestProxiesBucket(t *testing.T) {
 	if l := typeOf(b, resource.ListenerType); l.GetNackDetail() != "listener refused by the test" || l.GetAckedVersion() == "v1" {
 		t.Errorf("the NACKing stream's listeners: %+v", l)
 	}
-	waitFor(t, "the stale gauge of the NACKing stream", func() bool {
+	testkit.Eventually(t, wait, "the stale gauge of the NACKing stream", func() bool {
 		return h.gauge(t, "gatewire_xds_stream_stale_seconds", attrs("ns/gw", resource.ListenerType)...) > 0
 	})
 
 	bad.stream.CloseSend()
 	good.stream.CloseSend()
-	waitFor(t, "the entries deleted when their streams end", func() bool { return len(proxyEntries(t, h)) == 0 })
+	testkit.Eventually(t, wait, "the entries deleted when their streams end", func() bool { return len(proxyEntries(t, h)) == 0 })
 }
 
 // gauge is the value of a float gauge with the given attributes; 0 when

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -184,13 +185,13 @@ func TestUnmarkedGRPCClientLogged(t *testing.T) {
 	lds := openADSAs(t, h.conn, unmarked, resource.ListenerType, "")
 	lds.recv(t)
 	lds.ack(t)
-	waitFor(t, "the warning", func() bool {
-		return len(h.logs.lines(`"msg":"gRPC xds client not marked proxyless`, `"node":"grpc-unmarked"`, ProxylessMetadataKey)) == 1
+	testkit.Eventually(t, wait, "the warning", func() bool {
+		return len(h.logs.Lines(`"msg":"gRPC xds client not marked proxyless`, `"node":"grpc-unmarked"`, ProxylessMetadataKey)) == 1
 	})
 	marked := proxylessNode(t, gateway)
 	marked.UserAgentName = "gRPC Go"
 	openADSAs(t, h.conn, marked, resource.ListenerType, "", "a.example").recv(t)
-	if lines := h.logs.lines(`"msg":"gRPC xds client not marked proxyless`); len(lines) != 1 {
+	if lines := h.logs.Lines(`"msg":"gRPC xds client not marked proxyless`); len(lines) != 1 {
 		t.Errorf("%d warnings, want 1 (for the unmarked client only):\n%s", len(lines), lines)
 	}
 }

@@ -117,7 +117,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 		return nil, fmt.Errorf("xds: metrics: %w", err)
 	}
 	var creds credentials.TransportCredentials
-	if !cfg.Insecure {
+	if !cfg.XDSInsecure {
 		if creds, err = serverCreds(cfg.TLS, log); err != nil {
 			return nil, err
 		}
@@ -170,7 +170,7 @@ func (s *Service) Run(ctx context.Context) error {
 			"address", l.Addr().String())
 	} else {
 		s.log.Info("xds server listening", "address", l.Addr().String(), "tls", "mTLS 1.3, client certificate required",
-			"ca", s.cfg.CAFile, "trust_domain", s.cfg.trustDomain())
+			"ca", s.cfg.CAFile, "trust_domain", s.cfg.Domain())
 	}
 
 	select {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
@@ -136,14 +137,12 @@ func nackCounted(t *testing.T, h *harness, ctx context.Context) {
 	h.waitCount(t, 1, "gatewire_xds_nacks_total", attrs(gateway, resource.ClusterType)...)
 	// The counter moves before the log line is written: wait for the line.
 	nackLines := func() []string {
-		return h.logs.lines(`"msg":"xds nack"`, `"gateway":"ns/gw"`, `"version":"v2"`,
+		return h.logs.Lines(`"msg":"xds nack"`, `"gateway":"ns/gw"`, `"version":"v2"`,
 			`"error_detail":"cluster backend: no healthy upstream config"`)
 	}
-	for deadline := time.Now().Add(5 * time.Second); len(nackLines()) == 0 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 5*time.Second, "the nack log line", func() bool { return len(nackLines()) > 0 })
 	if len(nackLines()) != 1 {
-		t.Errorf("want one nack log line with the error detail, got:\n%s", h.logs.lines("nack"))
+		t.Errorf("want one nack log line with the error detail, got:\n%s", h.logs.Lines("nack"))
 	}
 }
 
@@ -158,7 +157,7 @@ func emptyClusterRefused(t *testing.T, h *harness, ctx context.Context) {
 	if status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("Fetch with an empty node.cluster: %v, want InvalidArgument", err)
 	}
-	if len(h.logs.lines("node has no cluster")) == 0 {
+	if len(h.logs.Lines("node has no cluster")) == 0 {
 		t.Error("the refusal is not logged")
 	}
 }

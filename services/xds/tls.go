@@ -66,18 +66,18 @@ var errNoPeerCert = status.Error(codes.Unauthenticated, "xds: the connection has
 // domain. It refuses with PermissionDenied, naming both, otherwise. In the
 // insecure mode every cluster is allowed.
 func (s *Service) authorize(st *stream, cluster string) error {
-	if s.cfg.Insecure {
+	if s.cfg.XDSInsecure {
 		return nil
 	}
 	leaf := peerLeaf(st)
 	if leaf == nil {
 		return errNoPeerCert
 	}
-	id, err := certs.GatewayIDOf(leaf, s.cfg.trustDomain())
+	id, err := certs.GatewayIDOf(leaf, s.cfg.Domain())
 	if err != nil {
 		return status.Errorf(codes.PermissionDenied,
 			"xds: node.cluster %q refused: the client certificate (subject %q) names no gateway of trust domain %q: %v",
-			truncate(cluster, 200), leaf.Subject.String(), s.cfg.trustDomain(), err)
+			truncate(cluster, 200), leaf.Subject.String(), s.cfg.Domain(), err)
 	}
 	if want := id.Namespace + "/" + id.Name; cluster != want {
 		return status.Errorf(codes.PermissionDenied,

@@ -11,6 +11,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
 	"github.com/gatewire/gatewire/pkg/certs"
 	"github.com/gatewire/gatewire/pkg/certs/certstest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
 
@@ -27,7 +28,7 @@ func TestMTLSRotation(t *testing.T) {
 	id := certs.GatewayID{TrustDomain: certstest.TrustDomain, Namespace: "ns", Name: "gw"}
 	client := certstest.Write(t, clientDir, certstest.Issue(t, ca, certs.GatewayRequest(id, 0)))
 	h := startWith(t, b, "xds-0", func(c *Config) {
-		c.Insecure = false
+		c.XDSInsecure = false
 		c.CertFile, c.KeyFile, c.CAFile = server.Cert, server.Key, server.CA
 	})
 	h.put(t, "ns.gw", xdstest.Sample("ns/gw", "v1"))
@@ -44,7 +45,7 @@ func TestMTLSRotation(t *testing.T) {
 	certstest.Write(t, serverDir, certstest.Issue(t, ca, certs.XDSServerRequest(certstest.TrustDomain, nil, 0)))
 	certstest.Write(t, clientDir, certstest.Issue(t, ca, certs.GatewayRequest(id, 0)))
 	var after string
-	waitFor(t, "the renewed server certificate on new connections", func() bool {
+	testkit.Eventually(t, wait, "the renewed server certificate on new connections", func() bool {
 		after = serverSerial(t, h, client)
 		return after != before
 	})

@@ -42,7 +42,7 @@ func startTLS(t *testing.T, b *bus.Bus) (*harness, *pki) {
 	p := &pki{ca: certstest.CA(t, "xds test CA")}
 	p.server = certstest.XDSServer(t, p.ca)
 	h := startWith(t, b, "xds-0", func(c *Config) {
-		c.Insecure = false
+		c.XDSInsecure = false
 		c.CertFile, c.KeyFile, c.CAFile = p.server.Cert, p.server.Key, p.server.CA
 	})
 	return h, p
@@ -269,7 +269,7 @@ func checkNothingOf(t *testing.T, h *harness, gateway string) {
 	if len(keys) != 0 {
 		t.Errorf("proxies entries of %s: %v", gateway, keys)
 	}
-	if lines := h.logs.lines("xds client refused"); len(lines) == 0 {
+	if lines := h.logs.Lines("xds client refused"); len(lines) == 0 {
 		t.Error("no refusal logged")
 	}
 }

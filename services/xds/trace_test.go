@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	"github.com/gatewire/gatewire/services/xds/xdstest"
 )
 
@@ -27,7 +28,7 @@ func TestPushSpan(t *testing.T) {
 	span.End()
 	h.waitVersion(t, gateway, "v1")
 	var push *tracetest.SpanStub
-	waitFor(t, "the push span", func() bool {
+	testkit.Eventually(t, wait, "the push span", func() bool {
 		for _, s := range exp.GetSpans() {
 			if s.Name == "xds push" {
 				push = &s

@@ -1,7 +1,6 @@
 package file_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/provider/file"
 )
@@ -29,52 +29,26 @@ const contract = time.Second
 // startTimeout bounds the initial publish, which has no contract of its own.
 const startTimeout = 10 * time.Second
 
-// logBuffer collects JSON log lines from any goroutine.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// lines returns the log lines decoded.
-func (l *logBuffer) lines() []map[string]any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // env is one provider running over a folder and a real NATS server.
 type env struct {
 	t    *testing.T
 	dir  string
 	bus  *bus.Bus
 	p    *file.Provider
-	logs *logBuffer
+	logs *testkit.LogBuffer
 }
 
 // newEnv returns an env over a fresh folder and bus; start runs it.
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	return &env{t: t, dir: t.TempDir(), bus: bustest.New(t), logs: &logBuffer{}}
+	return &env{t: t, dir: t.TempDir(), bus: bustest.New(t), logs: &testkit.LogBuffer{}}
 }
 
 // start runs a provider until stop is called or the test ends, and waits for
 // it to be Ready.
 func (e *env) start() (stop func()) {
 	e.t.Helper()
-	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	log := e.logs.JSONLogger(slog.LevelDebug)
 	p, err := file.New(e.dir, e.bus, log)
 	if err != nil {
 		e.t.Fatal(err)
@@ -162,13 +136,7 @@ func (e *env) keys() map[string]bool {
 // eventually polls cond until it holds, failing the test after timeout.
 func (e *env) eventually(timeout time.Duration, what string, cond func() bool) {
 	e.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			e.t.Fatalf("after %v, still not true: %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(e.t, timeout, what, cond)
 }
 
 // object decodes the object JSON of res.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // TestIncrementalEqualsScan makes random changes to a folder — files
@@ -54,10 +56,10 @@ func TestIncrementalEqualsScan(t *testing.T) {
 	}
 	before := e.settled()
 	stop()
-	e.logs = &logBuffer{}
+	e.logs = &testkit.LogBuffer{}
 	e.start()
 	after := e.settled()
-	for _, line := range e.logs.lines() {
+	for _, line := range e.logs.JSONLines("") {
 		if line["msg"] == "resources published" {
 			t.Errorf("a provider scanning the whole folder changed what the first published: %v", line)
 		}

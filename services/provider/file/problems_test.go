@@ -25,7 +25,7 @@ func (e *env) problemText() string {
 
 // errorLogged reports whether an error was logged for path and line.
 func (e *env) errorLogged(path string, line int, contains string) bool {
-	for _, l := range e.logs.lines() {
+	for _, l := range e.logs.JSONLines("") {
 		if l["level"] == "ERROR" && l["path"] == path && l["line"] == float64(line) &&
 			strings.Contains(fmt.Sprint(l["error"]), contains) {
 			return true
@@ -45,7 +45,7 @@ func TestBrokenFileKeepsLastGoodContent(t *testing.T) {
 	wantProblem := e.path("gateway.yaml") + `:7: Gateway "quickstart": unknown field "spec.listners"`
 	e.eventually(contract, "the problem is reported", func() bool { return strings.Contains(e.problemText(), wantProblem) })
 	if !e.errorLogged(e.path("gateway.yaml"), 7, `unknown field "spec.listners"`) {
-		t.Errorf("no error log line with path, line 7 and the error; logs: %v", e.logs.lines())
+		t.Errorf("no error log line with path, line 7 and the error; logs: %v", e.logs.JSONLines(""))
 	}
 	if got, rev := e.get(gatewayKey); got == nil || rev != goodRev || string(got.Object) != string(good.Object) {
 		t.Errorf("the last good Gateway was not kept: %v (revision %d, was %d)", got, rev, goodRev)

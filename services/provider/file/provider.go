@@ -24,8 +24,8 @@ import (
 	"github.com/gatewire/gatewire/services/provider/syncmark"
 )
 
-// tracer is the provider's tracer, from the global TracerProvider.
-var tracer = otel.Tracer("github.com/gatewire/gatewire/services/provider/file")
+// tracerName is the tracer of the provider's spans.
+const tracerName = "github.com/gatewire/gatewire/services/provider/file"
 
 const (
 	// settleDelay is how long the folder must be quiet before it is scanned:
@@ -53,6 +53,7 @@ type Provider struct {
 
 	maxBytes int64
 
+	tracer   trace.Tracer
 	ready    atomic.Bool
 	mu       sync.Mutex
 	problems []manifest.Problem
@@ -73,6 +74,18 @@ func WithMaxFileBytes(n int64) Option {
 	}
 }
 
+// WithTracerProvider records the provider's spans with tp instead of the
+// global OpenTelemetry tracer provider (see pkg/telemetry).
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(p *Provider) error {
+		if tp == nil {
+			return errors.New("file provider: WithTracerProvider: nil provider")
+		}
+		p.tracer = tp.Tracer(tracerName)
+		return nil
+	}
+}
+
 // New returns a Provider for the folder dir. It fails when dir is not a
 // folder. A nil log discards.
 func New(dir string, b *bus.Bus, log *slog.Logger, opts ...Option) (*Provider, error) {
@@ -89,7 +102,7 @@ func New(dir string, b *bus.Bus, log *slog.Logger, opts ...Option) (*Provider, e
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := &Provider{dir: dir, bus: b, log: log, maxBytes: manifest.DefaultMaxBytes}
+	p := &Provider{dir: dir, bus: b, log: log, maxBytes: manifest.DefaultMaxBytes, tracer: otel.Tracer(tracerName)}
 	for _, opt := range opts {
 		if err := opt(p); err != nil {
 			return nil, err
@@ -292,7 +305,7 @@ func (r *runner) sync(ctx context.Context) (bool, time.Time) {
 // publish syncs the bucket in a span, so that the trace context the bus
 // writes with every put follows the change to the translator and beyond.
 func (r *runner) publish(ctx context.Context, want map[string]manifest.Object, keys map[string]bool, holds func(string) bool) (puts, deletes, held int, err error) {
-	ctx, span := tracer.Start(ctx, "provider.file.publish", trace.WithAttributes(
+	ctx, span := r.tracer.Start(ctx, "provider.file.publish", trace.WithAttributes(
 		attribute.String("gatewire.provider.dir", r.dir), attribute.Int("gatewire.objects", len(want))))
 	defer span.End()
 	puts, deletes, held, err = r.pub.sync(ctx, want, keys, holds)

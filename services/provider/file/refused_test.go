@@ -19,7 +19,7 @@ func TestObjectTheAPIServerRefusesIsAProblem(t *testing.T) {
 		"spec.listeners[0].port in body should be greater than or equal to 1"
 	e.eventually(contract, "the refused object is reported", func() bool { return strings.Contains(e.problemText(), want) })
 	if !e.errorLogged(e.path("gateway.yaml"), 10, "spec.listeners[0].port") {
-		t.Errorf("no error log line with path, line 10 and the field; logs: %v", e.logs.lines())
+		t.Errorf("no error log line with path, line 10 and the field; logs: %v", e.logs.JSONLines(""))
 	}
 	if got, rev := e.get(gatewayKey); got == nil || rev != goodRev || string(got.Object) != string(good.Object) {
 		t.Errorf("the last good Gateway was not kept: %v (revision %d, was %d)", got, rev, goodRev)

@@ -1,7 +1,6 @@
 package kube_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -16,7 +15,9 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/kubetest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/provider/kube"
 )
@@ -37,47 +38,10 @@ func TestMain(m *testing.M) {
 }
 
 const (
-	controllerName = "gatewire.dev/gatewayclass-controller"
+	controllerName = gatewayclass.DefaultControllerName
 	// timeout bounds what the tests wait for.
 	timeout = 30 * time.Second
 )
-
-// logBuffer collects JSON log lines from any goroutine.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// logger returns a logger that writes JSON lines to l, debug included.
-func (l *logBuffer) logger() *slog.Logger {
-	return slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-func (l *logBuffer) text() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-// lines returns the lines whose message is msg, decoded.
-func (l *logBuffer) lines(msg string) []map[string]any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, line := range strings.Split(l.buf.String(), "\n") {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == msg {
-			out = append(out, m)
-		}
-	}
-	return out
-}
 
 // harness is one test's bus, admin client and namespace.
 type harness struct {
@@ -115,7 +79,7 @@ func (h *harness) options(namespaces ...string) kube.Options {
 // running is a Provider that runs.
 type running struct {
 	*kube.Provider
-	logs *logBuffer
+	logs *testkit.LogBuffer
 	stop func()
 }
 
@@ -123,15 +87,15 @@ type running struct {
 // it is ready.
 func (h *harness) start(opts kube.Options) *running {
 	h.t.Helper()
-	logs := &logBuffer{}
-	p, err := kube.New(cluster.Config, h.bus, logs.logger(), opts)
+	logs := &testkit.LogBuffer{}
+	p, err := kube.New(cluster.Config, h.bus, logs.JSONLogger(slog.LevelDebug), opts)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	return h.run(p, logs)
 }
 
-func (h *harness) run(p *kube.Provider, logs *logBuffer) *running {
+func (h *harness) run(p *kube.Provider, logs *testkit.LogBuffer) *running {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -145,7 +109,7 @@ func (h *harness) run(p *kube.Provider, logs *logBuffer) *running {
 	h.t.Cleanup(stop)
 	h.t.Cleanup(func() {
 		if h.t.Failed() {
-			h.t.Logf("provider log:\n%s", logs.text())
+			h.t.Logf("provider log:\n%s", logs.String())
 		}
 	})
 	h.eventually("the provider is ready", p.Ready)
@@ -155,11 +119,7 @@ func (h *harness) run(p *kube.Provider, logs *logBuffer) *running {
 // eventually waits until ok, or fails the test after timeout.
 func (h *harness) eventually(what string, ok func() bool) {
 	h.t.Helper()
-	for deadline := time.Now().Add(timeout); !ok(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out after %s waiting until %s", timeout, what)
-		}
-	}
+	testkit.Eventually(h.t, timeout, what, ok)
 }
 
 // create creates objects, failing the test on error.

@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/rest"
@@ -49,6 +50,10 @@ type Options struct {
 	// another replica waits for it to expire, as after a crash. The default
 	// releases it, and another replica takes over within RetryPeriod.
 	KeepLeaseOnStop bool
+	// Tracers and Meters record the provider's spans and metrics; nil for
+	// the global OpenTelemetry providers (see pkg/telemetry).
+	Tracers trace.TracerProvider
+	Meters  metric.MeterProvider
 }
 
 // Defaults of Options.
@@ -101,7 +106,13 @@ func New(cfg *rest.Config, b *bus.Bus, log *slog.Logger, opts Options) (*Provide
 	opts.LeaseDuration = cmpOr(opts.LeaseDuration, DefaultLeaseDuration)
 	opts.RenewDeadline = cmpOr(opts.RenewDeadline, DefaultRenewDeadline)
 	opts.RetryPeriod = cmpOr(opts.RetryPeriod, DefaultRetryPeriod)
-	meter := otel.GetMeterProvider().Meter("github.com/gatewire/gatewire/services/provider/kube")
+	if opts.Tracers == nil {
+		opts.Tracers = otel.GetTracerProvider()
+	}
+	if opts.Meters == nil {
+		opts.Meters = otel.GetMeterProvider()
+	}
+	meter := opts.Meters.Meter("github.com/gatewire/gatewire/services/provider/kube")
 	writes, err := meter.Int64Counter("gatewire_provider_status_writes_total",
 		metric.WithDescription("status subresource writes, by kind"))
 	if err != nil {
@@ -118,7 +129,7 @@ func New(cfg *rest.Config, b *bus.Bus, log *slog.Logger, opts Options) (*Provide
 	}
 	return &Provider{
 		opts: opts, rest: rc, bus: b, log: log,
-		pub: newPublisher(b, log), store: status.NewStore(log),
+		pub: newPublisher(b, log, opts.Tracers.Tracer(tracerName)), store: status.NewStore(log),
 		writes: writes, conflicts: conflicts, skipped: map[string]bool{},
 	}, nil
 }

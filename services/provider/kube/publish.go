@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -28,8 +27,8 @@ const Origin = "kubernetes"
 // opTimeout bounds one bus operation.
 const opTimeout = 10 * time.Second
 
-// tracer is the Kubernetes mode's tracer, from the global TracerProvider.
-var tracer = otel.Tracer("github.com/gatewire/gatewire/services/provider/kube")
+// tracerName is the tracer of the Kubernetes mode's spans.
+const tracerName = "github.com/gatewire/gatewire/services/provider/kube"
 
 // stripes is the number of key locks; see publisher.lock.
 const stripes = 64
@@ -37,8 +36,9 @@ const stripes = 64
 // publisher keeps the resources bucket equal to what the cluster holds. It
 // is safe for concurrent use.
 type publisher struct {
-	bus *bus.Bus
-	log *slog.Logger
+	bus    *bus.Bus
+	log    *slog.Logger
+	tracer trace.Tracer
 
 	// locks serialize the read-then-publish of one key (by hash): a reader
 	// that read an older state cannot publish it after a newer one.
@@ -50,8 +50,8 @@ type publisher struct {
 	published map[string][32]byte
 }
 
-func newPublisher(b *bus.Bus, log *slog.Logger) *publisher {
-	return &publisher{bus: b, log: log}
+func newPublisher(b *bus.Bus, log *slog.Logger, tracer trace.Tracer) *publisher {
+	return &publisher{bus: b, log: log, tracer: tracer}
 }
 
 // lock locks key's stripe and returns the unlock.
@@ -158,7 +158,7 @@ func (p *publisher) apply(ctx context.Context, k kind, key string, obj client.Ob
 // opTimeout; done ends both.
 func (p *publisher) span(ctx context.Context, key, op string) (context.Context, func(error)) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	ctx, span := tracer.Start(ctx, "provider.kubernetes.publish", trace.WithAttributes(
+	ctx, span := p.tracer.Start(ctx, "provider.kubernetes.publish", trace.WithAttributes(
 		attribute.String("gatewire.key", key), attribute.String("gatewire.op", op)))
 	return ctx, func(err error) {
 		if err != nil {

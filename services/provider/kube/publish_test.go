@@ -215,7 +215,7 @@ func TestMissingCRDIsSkipped(t *testing.T) {
 	h.create(service(h.ns, "backend"))
 	p := h.start(h.options())
 	h.published(bus.ResourceKey("Service", h.ns, "backend"), nil)
-	lines := p.logs.lines("kind not served by the cluster; not watched until the provider restarts")
+	lines := p.logs.JSONLines("kind not served by the cluster; not watched until the provider restarts")
 	if len(lines) != 1 || lines[0]["kind"] != "UDPRoute" {
 		t.Errorf("reports of kinds not served: %v; want one, of UDPRoute", lines)
 	}

@@ -1,12 +1,14 @@
 package kube_test
 
 import (
+	"log/slog"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/provider/kube"
 )
@@ -51,8 +53,8 @@ func TestRunsWithTheDocumentedPermissions(t *testing.T) {
 	}
 	ours := h.class(controllerName)
 	h.create(ours, secret(h.ns, "cert", "v1"), gateway(h.ns, "gw", ours.Name, secretRef("", "cert")))
-	logs := &logBuffer{}
-	p, err := kube.New(cfg, h.bus, logs.logger(), h.options())
+	logs := &testkit.LogBuffer{}
+	p, err := kube.New(cfg, h.bus, logs.JSONLogger(slog.LevelDebug), h.options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func TestRunsWithTheDocumentedPermissions(t *testing.T) {
 	h.published(bus.ResourceKey("Secret", h.ns, "cert"), func(r *busv1.Resource) bool { return certOf(t, r) == "v2" })
 	h.putStatus(bus.StatusKey("Gateway", h.ns, "gw", h.ns, "gw"), gatewayEntry(h.ns, "gw", "True"))
 	h.eventually("the status is written", func() bool { return r.StatusWrites() == 1 })
-	if lines := logs.lines("Reconciler error"); len(lines) > 0 {
+	if lines := logs.JSONLines("Reconciler error"); len(lines) > 0 {
 		t.Errorf("reconcile errors: %v", lines)
 	}
 }

@@ -23,7 +23,7 @@ func TestServiceFindsTheClusterWithKUBECONFIG(t *testing.T) {
 	t.Setenv("KUBECONFIG", path)
 	h.create(service(h.ns, "backend"))
 	s, err := provider.New(provider.Config{
-		Mode: provider.ModeKubernetes, Namespaces: []string{h.ns}, ControllerName: provider.DefaultControllerName,
+		Mode: provider.ModeKubernetes, Namespaces: []string{h.ns},
 		LeaderElection: true, LeaseNamespace: h.ns,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 	}, h.bus, nil)

@@ -3,6 +3,7 @@ package kube_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/provider/kube"
 )
@@ -247,8 +249,8 @@ func TestStatusConflictIsRetried(t *testing.T) {
 	h.create(ours, gateway(ns, "gw", ours.Name))
 	opts := h.options()
 	opts.LeaderElection = false
-	logs := &logBuffer{}
-	p, err := kube.New(cluster.Config, h.bus, logs.logger(), opts)
+	logs := &testkit.LogBuffer{}
+	p, err := kube.New(cluster.Config, h.bus, logs.JSONLogger(slog.LevelDebug), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

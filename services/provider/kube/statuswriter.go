@@ -168,7 +168,7 @@ func (w *statusWriter) Reconcile(ctx context.Context, req reconcile.Request) (re
 			links = append(links, trace.Link{SpanContext: e.Trace})
 		}
 	}
-	ctx, span := tracer.Start(ctx, "provider.kubernetes.status", trace.WithLinks(links...),
+	ctx, span := w.p.pub.tracer.Start(ctx, "provider.kubernetes.status", trace.WithLinks(links...),
 		trace.WithAttributes(attribute.String("gatewire.object", o.String())))
 	defer span.End()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error { return w.write(ctx, o, req.NamespacedName) })

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/provider/status"
 )
@@ -30,15 +31,6 @@ func follow(t *testing.T, b *bus.Bus, s *status.Store) {
 		}
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-}
-
-func eventually(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !ok(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-	}
 }
 
 func TestStoreKeepsEntriesByObject(t *testing.T) {
@@ -74,14 +66,14 @@ func TestStoreKeepsEntriesByObject(t *testing.T) {
 	if _, err := b.Put(ctx, bus.Status, dp, &busv1.Status{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the data-plane entry is read", func() bool {
+	testkit.Eventually(t, 5*time.Second, "the data-plane entry is read", func() bool {
 		es := s.Entries(status.Object{Kind: "Gateway", Namespace: "default", Name: "gw"})
 		return len(es) == 1 && es[0].DataPlane
 	})
 	if err := b.Delete(ctx, bus.Status, keyA); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the deletion is read", func() bool { return len(s.Entries(route)) == 1 })
+	testkit.Eventually(t, 5*time.Second, "the deletion is read", func() bool { return len(s.Entries(route)) == 1 })
 	if es := s.Entries(route); es[0].Key != keyB {
 		t.Errorf("entries %+v, want only %s", es, keyB)
 	}

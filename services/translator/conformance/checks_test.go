@@ -8,8 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
-	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 )
 
 // The checks below mirror the conformance suite's helpers
@@ -206,7 +206,7 @@ func latestGeneration(ref objectRef) check {
 }
 
 // controller is the controllerName gatewire writes in route statuses.
-const controller = gatewayapi.ControllerName
+const controller = gatewayclass.DefaultControllerName
 
 // classCondition is the suite's GWCMustHaveAccepted... on a GatewayClass.
 func classCondition(name string, want cond) check {

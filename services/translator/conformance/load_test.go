@@ -19,9 +19,9 @@ import (
 	confkube "sigs.k8s.io/gateway-api/conformance/utils/kubernetes"
 	confsuite "sigs.k8s.io/gateway-api/conformance/utils/suite"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/manifest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
-	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
@@ -87,7 +87,7 @@ func prepare(obj map[string]any) {
 	spec, _ := obj["spec"].(map[string]any)
 	switch obj["kind"] {
 	case "GatewayClass":
-		spec["controllerName"] = gatewayapi.ControllerName
+		spec["controllerName"] = gatewayclass.DefaultControllerName
 	case "Gateway":
 		spec["gatewayClassName"] = className
 		addrs, _ := spec["addresses"].([]any)
@@ -186,7 +186,7 @@ func baseDocs(t *testing.T) ([]document, []manifest.Problem, error) {
 // creates it before the suite runs.
 func ourClass() document {
 	data := fmt.Sprintf(`{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass",
-"metadata": {"name": %q}, "spec": {"controllerName": %q}}`, className, gatewayapi.ControllerName)
+"metadata": {"name": %q}, "spec": {"controllerName": %q}}`, className, gatewayclass.DefaultControllerName)
 	objs, _ := manifest.Decode("setup GatewayClass", []byte(data))
 	return document{source: "setup GatewayClass", object: objs[0]}
 }

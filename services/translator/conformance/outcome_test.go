@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/manifest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/translator"
@@ -100,14 +101,14 @@ func (o *outcome) translate(idx *resources.Index) {
 	o.panics = nil
 	for _, name := range idx.GatewayClasses() {
 		o.guard("GatewayClass "+name, func() {
-			if st := gatewayapi.TranslateClass(idx, name); st != nil {
+			if st := gatewayapi.TranslateClass(idx, gatewayclass.DefaultControllerName, name); st != nil {
 				o.classes[name] = st
 			}
 		})
 	}
 	for _, gw := range idx.Gateways() {
 		o.guard("Gateway "+gw.String(), func() {
-			out := translator.Translate(idx, gw)
+			out := translator.Translate(idx, gatewayclass.DefaultControllerName, gw)
 			if out == nil {
 				return
 			}

@@ -171,7 +171,7 @@ func (t *translation) policyStatus(st *policyState) *busv1.Status {
 		Parents: []*busv1.RouteParentStatus{{
 			ParentRef: &busv1.ParentRef{Group: gatewayv1.GroupName, Kind: resources.KindGateway,
 				Namespace: t.name.Namespace, Name: t.name.Name},
-			ControllerName: ControllerName,
+			ControllerName: t.controller,
 			Conditions:     cs.stamp(p.Generation),
 		}},
 	}

@@ -11,9 +11,9 @@ import (
 	"github.com/gatewire/gatewire/services/translator/resources"
 )
 
-// ours reports whether class is managed by gatewire.
-func ours(class *gatewayv1.GatewayClass) bool {
-	return class != nil && class.Spec.ControllerName == ControllerName
+// ours reports whether class names controller, gatewire's controller name.
+func ours(class *gatewayv1.GatewayClass, controller string) bool {
+	return class != nil && string(class.Spec.ControllerName) == controller
 }
 
 // supportedBundle is the Gateway API release (major.minor) whose CRDs
@@ -21,7 +21,8 @@ func ours(class *gatewayv1.GatewayClass) bool {
 var supportedBundle = majorMinor(consts.BundleVersion)
 
 // TranslateClass returns the status of the GatewayClass name, or nil when it
-// does not exist or is not managed by gatewire. The status depends on the
+// does not exist or does not name controller, gatewire's controller name
+// (see pkg/gatewayclass). The status depends on the
 // class alone, so every replica computes the same value.
 //
 // Accepted is False (InvalidParameters) when the class has a parametersRef:
@@ -34,9 +35,9 @@ var supportedBundle = majorMinor(consts.BundleVersion)
 // built for as supported. A bundle of another minor release is not
 // supported (UnsupportedVersion), and gatewire does its best with it: the
 // class stays Accepted.
-func TranslateClass(idx *resources.Index, name string) *busv1.Status {
+func TranslateClass(idx *resources.Index, controller, name string) *busv1.Status {
 	class := idx.GatewayClass(name)
-	if !ours(class) {
+	if !ours(class, controller) {
 		return nil
 	}
 	var cs conditions

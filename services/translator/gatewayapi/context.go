@@ -21,6 +21,9 @@ type gatewayCtx struct {
 	idx     resources.Reader
 	name    types.NamespacedName
 	gateway *gatewayv1.Gateway
+	// controller is gatewire's controller name, the controllerName of the
+	// route and policy statuses.
+	controller string
 
 	listeners []*listener // one per Gateway listener, in spec order
 	// listenerSets are the ListenerSets that name the gateway, in
@@ -37,14 +40,15 @@ type gatewayCtx struct {
 }
 
 // buildContext validates the listeners of gateway gw (named name), reading
-// through r.
-func buildContext(r resources.Reader, name types.NamespacedName, gw *gatewayv1.Gateway) *gatewayCtx {
+// through r; controller is gatewire's controller name.
+func buildContext(r resources.Reader, controller string, name types.NamespacedName, gw *gatewayv1.Gateway) *gatewayCtx {
 	c := &gatewayCtx{
-		idx:       r,
-		name:      name,
-		gateway:   gw,
-		secrets:   map[string]*irv1.Secret{},
-		frontends: map[string]*frontendValidation{},
+		idx:        r,
+		name:       name,
+		gateway:    gw,
+		controller: controller,
+		secrets:    map[string]*irv1.Secret{},
+		frontends:  map[string]*frontendValidation{},
 	}
 	c.gatewayTLS()
 	for i := range gw.Spec.Listeners {

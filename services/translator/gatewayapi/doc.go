@@ -26,7 +26,9 @@
 //
 // # What is ours
 //
-// A Gateway is translated when its GatewayClass names [ControllerName].
+// A Gateway is translated when its GatewayClass names gatewire's
+// controller name, which every entry point takes as an explicit input
+// (configured once for all services, see pkg/gatewayclass).
 // Gateways of other classes, and the routes attached to them, are left to
 // their own controllers: no IR and no status. [TranslateClass] gives a
 // class of ours its Accepted and SupportedVersion conditions.
@@ -193,7 +195,3 @@
 // URLRewrite or RequestMirror, and a filter repeated
 // (IncompatibleFilters).
 package gatewayapi
-
-// ControllerName is the spec.controllerName of the GatewayClasses that
-// gatewire manages.
-const ControllerName = "gatewire.dev/gatewayclass-controller"

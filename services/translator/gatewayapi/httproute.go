@@ -63,7 +63,7 @@ func (t *routeBuilder) attachRoute(kind string, route *metav1.ObjectMeta, parent
 		rules.setConditions(&cs, p == nil)
 		u.status.Parents = append(u.status.Parents, &busv1.RouteParentStatus{
 			ParentRef:      parentRef(ref),
-			ControllerName: ControllerName,
+			ControllerName: t.controller,
 			Conditions:     cs.stamp(route.Generation),
 		})
 	}

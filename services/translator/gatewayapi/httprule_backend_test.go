@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
 )
 
@@ -25,7 +26,7 @@ func TestWeightsAddUpTo32Bits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := Translate(idx, types.NamespacedName{Namespace: "default", Name: "eg"})
+	res := Translate(idx, gatewayclass.DefaultControllerName, types.NamespacedName{Namespace: "default", Name: "eg"})
 	st := res.Statuses[len(res.Statuses)-1]
 	accepted := st.GetParents()[0].GetConditions()[0]
 	if accepted.GetStatus() != "False" || !strings.Contains(accepted.GetMessage(), "weights add up to 4300000000") {

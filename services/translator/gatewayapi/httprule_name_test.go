@@ -11,6 +11,7 @@ import (
 	resourcev3 "github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
 	"github.com/gatewire/gatewire/services/translator/xdsgen"
@@ -81,7 +82,7 @@ func translatedNames(t *testing.T, order []int, reverseHeaders bool) (ir, envoy 
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := Translate(idx, types.NamespacedName{Namespace: "default", Name: "eg"})
+	res := Translate(idx, gatewayclass.DefaultControllerName, types.NamespacedName{Namespace: "default", Name: "eg"})
 	ir, envoy = map[string]string{}, map[string]string{}
 	for _, vh := range res.IR.GetListeners()[0].GetVirtualHosts() {
 		for _, r := range vh.GetRoutes() {

@@ -117,7 +117,7 @@ func (t *translation) attachL4(r *l4Route, placed l4Placement) {
 		}
 		status.Parents = append(status.Parents, &busv1.RouteParentStatus{
 			ParentRef:      parentRef(ref),
-			ControllerName: ControllerName,
+			ControllerName: t.controller,
 			Conditions:     cs.stamp(r.meta.Generation),
 		})
 	}

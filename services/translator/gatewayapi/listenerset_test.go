@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/services/translator/resources"
 	"github.com/gatewire/gatewire/services/translator/resources/resourcestest"
 )
@@ -18,7 +19,7 @@ func TestNotProgrammedReachesListenerSets(t *testing.T) {
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: gatewire}
-spec: {controllerName: `+ControllerName+`}
+spec: {controllerName: `+gatewayclass.DefaultControllerName+`}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
@@ -38,7 +39,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Translate(idx, types.NamespacedName{Namespace: "infra", Name: "eg"})
+	r := Translate(idx, gatewayclass.DefaultControllerName, types.NamespacedName{Namespace: "infra", Name: "eg"})
 	r.NotProgrammed("xDS refused")
 	var ls int
 	for _, st := range r.Statuses {

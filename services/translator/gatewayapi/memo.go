@@ -16,13 +16,15 @@ import (
 // the property test of the translator checks it. A Translator is tied to
 // one Index and is not safe for concurrent use.
 type Translator struct {
-	index    *resources.Index
-	gateways map[types.NamespacedName]*gatewayMemo
+	index      *resources.Index
+	controller string
+	gateways   map[types.NamespacedName]*gatewayMemo
 }
 
-// NewTranslator returns a Translator of the gateways of idx.
-func NewTranslator(idx *resources.Index) *Translator {
-	return &Translator{index: idx, gateways: map[types.NamespacedName]*gatewayMemo{}}
+// NewTranslator returns a Translator of the gateways of idx whose class
+// names controller, gatewire's controller name (see pkg/gatewayclass).
+func NewTranslator(idx *resources.Index, controller string) *Translator {
+	return &Translator{index: idx, controller: controller, gateways: map[types.NamespacedName]*gatewayMemo{}}
 }
 
 // Translate translates gateway, as [Translate] does.
@@ -42,7 +44,7 @@ func (x *Translator) Translate(gateway types.NamespacedName) *Result {
 	}
 	m.seen, m.built = map[unitKey]bool{}, 0
 	m.cursor = x.index.Clock()
-	res, t := run(x.index, gateway, m)
+	res, t := run(x.index, x.controller, gateway, m)
 	if res == nil {
 		delete(x.gateways, gateway)
 		return nil
@@ -81,7 +83,7 @@ type gatewayMemo struct {
 
 // context returns the gateway's context, built anew when something it was
 // built from changed.
-func (m *gatewayMemo) context(name types.NamespacedName, gw *gatewayv1.Gateway) *gatewayCtx {
+func (m *gatewayMemo) context(controller string, name types.NamespacedName, gw *gatewayv1.Gateway) *gatewayCtx {
 	if m.ctx != nil && m.ctxDeps.Unchanged() {
 		return m.ctx
 	}
@@ -89,6 +91,6 @@ func (m *gatewayMemo) context(name types.NamespacedName, gw *gatewayv1.Gateway) 
 	view := m.index.View(&m.ctxDeps)
 	view.Gateway(name)
 	view.GatewayClass(string(gw.Spec.GatewayClassName))
-	m.ctx = buildContext(view, name, gw)
+	m.ctx = buildContext(view, controller, name, gw)
 	return m.ctx
 }

@@ -79,29 +79,26 @@ type translation struct {
 }
 
 // Translate translates the Gateway gateway. It returns nil when the gateway
-// does not exist or its class is not managed by gatewire: then it has no
-// outputs. It builds everything anew; a [Translator] reuses what did not
-// change, with the same result.
-func Translate(idx *resources.Index, gateway types.NamespacedName) *Result {
-	return translate(idx, gateway, nil)
-}
-
-func translate(idx *resources.Index, gateway types.NamespacedName, memo *gatewayMemo) *Result {
-	res, _ := run(idx, gateway, memo)
+// does not exist or its class does not name controller, gatewire's
+// controller name (see pkg/gatewayclass): then it has no outputs. It builds
+// everything anew; a [Translator] reuses what did not change, with the
+// same result.
+func Translate(idx *resources.Index, controller string, gateway types.NamespacedName) *Result {
+	res, _ := run(idx, controller, gateway, nil)
 	return res
 }
 
 // run runs a whole translation, and returns it with its result.
-func run(idx *resources.Index, gateway types.NamespacedName, memo *gatewayMemo) (*Result, *translation) {
+func run(idx *resources.Index, controller string, gateway types.NamespacedName, memo *gatewayMemo) (*Result, *translation) {
 	gw := idx.Gateway(gateway)
-	if gw == nil || !ours(idx.GatewayClass(string(gw.Spec.GatewayClassName))) {
+	if gw == nil || !ours(idx.GatewayClass(string(gw.Spec.GatewayClassName)), controller) {
 		return nil, nil
 	}
 	var ctx *gatewayCtx
 	if memo != nil {
-		ctx = memo.context(gateway, gw)
+		ctx = memo.context(controller, gateway, gw)
 	} else {
-		ctx = buildContext(idx, gateway, gw)
+		ctx = buildContext(idx, controller, gateway, gw)
 	}
 	t := &translation{
 		gatewayCtx: ctx,
