@@ -63,7 +63,7 @@ func (s *Service) putMany(ctx context.Context, st *session, b bus.Bucket, outs [
 			again = append(again, x.output)
 			continue
 		}
-		observeOutput(ctx, b, "put")
+		s.metrics.observeOutput(ctx, b, "put")
 		st.ledger.wrote(b, x.key, x.fp, rev, st.revision, x.large)
 	}
 	for _, o := range slices.Clip(again) {
