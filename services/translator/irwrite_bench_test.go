@@ -6,6 +6,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/gatewire/gatewire/pkg/gatewayclass"
 )
 
 // BenchmarkIRWrite measures what writing a gateway's IR costs the
@@ -13,7 +15,7 @@ import (
 func BenchmarkIRWrite(b *testing.B) {
 	for _, n := range []int{1000, 3000} {
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
-			out := Translate(benchIndex(b, n), types.NamespacedName{Namespace: "bench", Name: "eg"})
+			out := Translate(benchIndex(b, n), gatewayclass.DefaultControllerName, types.NamespacedName{Namespace: "bench", Name: "eg"})
 			enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
 			var size, packed int
 			for b.Loop() {
