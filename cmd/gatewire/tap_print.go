@@ -37,10 +37,16 @@ type tapLine struct {
 // tap prints the entries of buckets matching pattern until ctx is done.
 func tap(ctx context.Context, b *bus.Bus, buckets []bus.Bucket, pattern string, initial bool, p *tapPrinter) error {
 	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // before the Wait: ends the watches opened
 	for _, bucket := range buckets {
 		watcher, err := b.Watch(ctx, bucket, pattern)
-		if err != nil {
-			return err
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil // interrupted while the watches were opened
+		case err != nil:
+			return err // the watches opened end with ctx
 		}
 		wg.Go(func() {
 			defer watcher.Stop()
