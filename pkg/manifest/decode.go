@@ -342,6 +342,15 @@ func normalize(obj map[string]any, kind Kind) {
 // nodeJSON converts a YAML node to JSON the way kubectl does (YAML 1.1
 // scalars: yes/no are booleans).
 func nodeJSON(n *yaml.Node) ([]byte, error) {
+	if b, ok := fastJSON(n); ok {
+		return b, nil
+	}
+	return slowJSON(n)
+}
+
+// slowJSON is nodeJSON for every node: the node marshalled to YAML and
+// converted by sigs.k8s.io/yaml, as kubectl reads a file.
+func slowJSON(n *yaml.Node) ([]byte, error) {
 	y, err := yaml.Marshal(n)
 	if err != nil {
 		return nil, err

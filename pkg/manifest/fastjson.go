@@ -1,0 +1,95 @@
+package manifest
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// fastJSON converts n to JSON without the round trip of nodeJSON (marshal
+// the node to YAML, which sigs.k8s.io/yaml then reads again with YAML 1.1's
+// rules), for the nodes whose meaning both YAML versions agree on: no
+// anchors, aliases, explicit tags or merge keys, and plain scalars that are
+// unambiguous — decimal integers, true/false, null, and strings that start
+// with a letter and are no YAML 1.1 boolean (yes, no, on, off, y, n). It
+// reports false for any other node, which nodeJSON then converts; the
+// result is then the same bytes as nodeJSON's (TestFastJSONMatches).
+func fastJSON(n *yaml.Node) ([]byte, bool) {
+	v, ok := fastValue(n)
+	if !ok {
+		return nil, false
+	}
+	b, err := json.Marshal(v)
+	return b, err == nil
+}
+
+func fastValue(n *yaml.Node) (any, bool) {
+	if n.Anchor != "" {
+		return nil, false
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, ok := fastValue(n.Content[i])
+			key, isString := k.(string)
+			if !ok || !isString || key == "<<" {
+				return nil, false
+			}
+			if m[key], ok = fastValue(n.Content[i+1]); !ok {
+				return nil, false
+			}
+		}
+		return m, true
+	case yaml.SequenceNode:
+		s := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			var ok bool
+			if s[i], ok = fastValue(c); !ok {
+				return nil, false
+			}
+		}
+		return s, true
+	case yaml.ScalarNode:
+		return fastScalar(n)
+	}
+	return nil, false
+}
+
+// yaml11Bools are the plain scalars YAML 1.1 reads as booleans and YAML
+// 1.2 as strings (lower-cased).
+var yaml11Bools = map[string]bool{"y": true, "yes": true, "n": true, "no": true, "on": true, "off": true}
+
+func fastScalar(n *yaml.Node) (any, bool) {
+	if n.Style&yaml.TaggedStyle != 0 {
+		return nil, false
+	}
+	if n.Style != 0 { // quoted, literal or folded
+		return n.Value, n.Tag == "!!str"
+	}
+	v := n.Value
+	switch n.Tag {
+	case "!!null":
+		return nil, v == "" || v == "~" || v == "null" || v == "Null" || v == "NULL"
+	case "!!bool":
+		switch v {
+		case "true", "True", "TRUE":
+			return true, true
+		case "false", "False", "FALSE":
+			return false, true
+		}
+	case "!!int":
+		if len(v) > 0 && len(v) <= 18 && (v == "0" || v[0] >= '1' && v[0] <= '9' || v[0] == '-' && len(v) > 1 && v[1] >= '1' && v[1] <= '9') {
+			if i, err := strconv.ParseInt(v, 10, 64); err == nil {
+				return i, true
+			}
+		}
+	case "!!str":
+		c := v[0] // a plain !!str scalar is not empty
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		return v, letter && !yaml11Bools[strings.ToLower(v)]
+	}
+	return nil, false
+}
