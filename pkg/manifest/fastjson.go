@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -12,8 +13,9 @@ import (
 // the node to YAML, which sigs.k8s.io/yaml then reads again with YAML 1.1's
 // rules), for the nodes whose meaning both YAML versions agree on: no
 // anchors, aliases, explicit tags or merge keys, and plain scalars that are
-// unambiguous — decimal integers, true/false, null, and strings that start
-// with a letter and are no YAML 1.1 boolean (yes, no, on, off, y, n). It
+// unambiguous — decimal integers, true/false, null, strings that start
+// with a letter and are no YAML 1.1 boolean (yes, no, on, off, y, n),
+// paths (starting with /) and IPv4 addresses. It
 // reports false for any other node, which nodeJSON then converts; the
 // result is then the same bytes as nodeJSON's (TestFastJSONMatches).
 func fastJSON(n *yaml.Node) ([]byte, bool) {
@@ -58,6 +60,10 @@ func fastValue(n *yaml.Node) (any, bool) {
 	return nil, false
 }
 
+// dottedQuad is an IPv4 address: no number, date or time in either YAML
+// version.
+var dottedQuad = regexp.MustCompile(`^[0-9]{1,3}(\.[0-9]{1,3}){3}$`)
+
 // yaml11Bools are the plain scalars YAML 1.1 reads as booleans and YAML
 // 1.2 as strings (lower-cased).
 var yaml11Bools = map[string]bool{"y": true, "yes": true, "n": true, "no": true, "on": true, "off": true}
@@ -89,7 +95,7 @@ func fastScalar(n *yaml.Node) (any, bool) {
 	case "!!str":
 		c := v[0] // a plain !!str scalar is not empty
 		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		return v, letter && !yaml11Bools[strings.ToLower(v)]
+		return v, letter && !yaml11Bools[strings.ToLower(v)] || c == '/' || dottedQuad.MatchString(v)
 	}
 	return nil, false
 }

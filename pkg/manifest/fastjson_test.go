@@ -42,6 +42,9 @@ u: Y
 v: é ünïcode
 w: 12:30
 x: "\t"
+y: /api/v1
+z: 10.0.0.1
+aa: [1.2.3, 10.0.0.1.5, /, 192.168.1.255]
 `
 	fast, converted := 0, 0
 	check := func(where string, n *yaml.Node) {
