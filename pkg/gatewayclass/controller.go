@@ -21,6 +21,7 @@ package gatewayclass
 
 import (
 	"fmt"
+	"log/slog"
 	"regexp"
 )
 
@@ -57,6 +58,15 @@ func (c Config) Controller() string {
 		return c.DeprecatedControllerName
 	}
 	return DefaultControllerName
+}
+
+// WarnDeprecated logs a warning when the name comes from the deprecated
+// variable only.
+func (c Config) WarnDeprecated(log *slog.Logger) {
+	if c.ControllerName == "" && c.DeprecatedControllerName != "" {
+		log.Warn(DeprecatedControllerNameEnv+" is deprecated: set "+ControllerNameEnv+" instead",
+			"controller_name", c.DeprecatedControllerName)
+	}
 }
 
 // Validate checks that the two variables do not disagree and that the name

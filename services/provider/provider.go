@@ -106,6 +106,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	cfg.WarnDeprecated(log)
 	o := options{tracers: otel.GetTracerProvider(), meters: otel.GetMeterProvider()}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
