@@ -63,10 +63,9 @@ import (
 	"os/exec"
 	"sync/atomic"
 
-	"go.opentelemetry.io/otel"
-
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/certs"
+	"github.com/gatewire/gatewire/pkg/telemetry"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/host"
 	"github.com/gatewire/gatewire/services/infra/issuer"
@@ -125,13 +124,13 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	o := options{meters: otel.GetMeterProvider()}
+	o := options{Providers: telemetry.Global()}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
 		}
 	}
-	s := &Service{cfg: cfg, bus: b, log: log, metrics: newMetrics(o.meters)}
+	s := &Service{cfg: cfg, bus: b, log: log, metrics: newMetrics(o.Meters)}
 	cfg.warnInsecure(log)
 	switch cfg.Mode {
 	case ModeKubernetes:

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/gatewire/gatewire/pkg/telemetry"
 	"github.com/gatewire/gatewire/services/infra/kube"
 )
 
@@ -24,8 +25,8 @@ const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/n
 type Option func(*options) error
 
 type options struct {
-	rest   *rest.Config
-	meters metric.MeterProvider
+	rest *rest.Config
+	telemetry.Providers
 }
 
 // WithRESTConfig makes kubernetes mode talk to the API server of cfg instead
@@ -37,13 +38,7 @@ func WithRESTConfig(cfg *rest.Config) Option {
 // WithMeterProvider records the service's metrics with p instead of the
 // global OpenTelemetry meter provider (see pkg/telemetry).
 func WithMeterProvider(p metric.MeterProvider) Option {
-	return func(o *options) error {
-		if p == nil {
-			return errors.New("infra: WithMeterProvider: nil provider")
-		}
-		o.meters = p
-		return nil
-	}
+	return func(o *options) error { return o.SetMeters("infra: WithMeterProvider", p) }
 }
 
 func (c Config) validateKubernetes() error {

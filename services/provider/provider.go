@@ -28,13 +28,13 @@ import (
 	"log/slog"
 	"sync"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/manifest"
+	"github.com/gatewire/gatewire/pkg/telemetry"
 	"github.com/gatewire/gatewire/services/provider/file"
 	"github.com/gatewire/gatewire/services/provider/kube"
 	"github.com/gatewire/gatewire/services/provider/status"
@@ -65,32 +65,19 @@ type Service struct {
 type Option func(*options) error
 
 type options struct {
-	tracers trace.TracerProvider
-	meters  metric.MeterProvider
+	telemetry.Providers
 }
 
 // WithTracerProvider records the service's spans with p instead of the
 // global OpenTelemetry tracer provider (see pkg/telemetry).
 func WithTracerProvider(p trace.TracerProvider) Option {
-	return func(o *options) error {
-		if p == nil {
-			return errors.New("provider: WithTracerProvider: nil provider")
-		}
-		o.tracers = p
-		return nil
-	}
+	return func(o *options) error { return o.SetTracers("provider: WithTracerProvider", p) }
 }
 
 // WithMeterProvider records the service's metrics with p instead of the
 // global OpenTelemetry meter provider (see pkg/telemetry).
 func WithMeterProvider(p metric.MeterProvider) Option {
-	return func(o *options) error {
-		if p == nil {
-			return errors.New("provider: WithMeterProvider: nil provider")
-		}
-		o.meters = p
-		return nil
-	}
+	return func(o *options) error { return o.SetMeters("provider: WithMeterProvider", p) }
 }
 
 // New returns the provider cfg describes, publishing to b. A nil log
@@ -107,7 +94,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg.WarnDeprecated(log)
-	o := options{tracers: otel.GetTracerProvider(), meters: otel.GetMeterProvider()}
+	o := options{Providers: telemetry.Global()}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -116,7 +103,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	if cfg.Mode == ModeKubernetes {
 		return newKubernetes(cfg, b, log.With("mode", ModeKubernetes), o)
 	}
-	fileOpts := []file.Option{file.WithTracerProvider(o.tracers)}
+	fileOpts := []file.Option{file.WithTracerProvider(o.Tracers)}
 	if cfg.MaxFileBytes > 0 {
 		fileOpts = append(fileOpts, file.WithMaxFileBytes(cfg.MaxFileBytes))
 	}
@@ -145,8 +132,8 @@ func newKubernetes(cfg Config, b *bus.Bus, log *slog.Logger, o options) (*Servic
 		LeaseDuration:  cfg.LeaseDuration,
 		RenewDeadline:  cfg.RenewDeadline,
 		RetryPeriod:    cfg.RetryPeriod,
-		Tracers:        o.tracers,
-		Meters:         o.meters,
+		Tracers:        o.Tracers,
+		Meters:         o.Meters,
 	})
 	if err != nil {
 		return nil, err

@@ -12,11 +12,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/telemetry"
 	"github.com/gatewire/gatewire/services/translator/shard"
 )
 
@@ -50,32 +50,19 @@ type Service struct {
 type Option func(*options) error
 
 type options struct {
-	tracers trace.TracerProvider
-	meters  metric.MeterProvider
+	telemetry.Providers
 }
 
 // WithTracerProvider records the service's spans with p instead of the
 // global OpenTelemetry tracer provider (see pkg/telemetry).
 func WithTracerProvider(p trace.TracerProvider) Option {
-	return func(o *options) error {
-		if p == nil {
-			return errors.New("translator: WithTracerProvider: nil provider")
-		}
-		o.tracers = p
-		return nil
-	}
+	return func(o *options) error { return o.SetTracers("translator: WithTracerProvider", p) }
 }
 
 // WithMeterProvider records the service's metrics with p instead of the
 // global OpenTelemetry meter provider (see pkg/telemetry).
 func WithMeterProvider(p metric.MeterProvider) Option {
-	return func(o *options) error {
-		if p == nil {
-			return errors.New("translator: WithMeterProvider: nil provider")
-		}
-		o.meters = p
-		return nil
-	}
+	return func(o *options) error { return o.SetMeters("translator: WithMeterProvider", p) }
 }
 
 // New checks cfg and builds the service over b. log may be nil to discard
@@ -91,7 +78,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	cfg.WarnDeprecated(log)
-	o := options{tracers: otel.GetTracerProvider(), meters: otel.GetMeterProvider()}
+	o := options{Providers: telemetry.Global()}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -109,8 +96,8 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 		cfg:     cfg,
 		bus:     b,
 		log:     log.With("replica", id),
-		tracer:  o.tracers.Tracer(tracerName),
-		metrics: newMetrics(o.meters),
+		tracer:  o.Tracers.Tracer(tracerName),
+		metrics: newMetrics(o.Meters),
 		id:      id,
 		members: members,
 

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
@@ -17,6 +16,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/telemetry"
 )
 
 // tracerName is the OpenTelemetry tracer of the service's spans.
@@ -47,8 +47,7 @@ type Option func(*options) error
 
 type options struct {
 	listener net.Listener
-	meters   metric.MeterProvider
-	tracers  trace.TracerProvider
+	telemetry.Providers
 }
 
 // WithListener makes Run serve on l instead of listening on
@@ -68,25 +67,13 @@ func WithListener(l net.Listener) Option {
 // WithMeterProvider records the service's metrics with p instead of the
 // global OpenTelemetry meter provider.
 func WithMeterProvider(p metric.MeterProvider) Option {
-	return func(o *options) error {
-		if p == nil {
-			return errors.New("xds: WithMeterProvider: nil provider")
-		}
-		o.meters = p
-		return nil
-	}
+	return func(o *options) error { return o.SetMeters("xds: WithMeterProvider", p) }
 }
 
 // WithTracerProvider records the service's spans with p instead of the
 // global OpenTelemetry tracer provider.
 func WithTracerProvider(p trace.TracerProvider) Option {
-	return func(o *options) error {
-		if p == nil {
-			return errors.New("xds: WithTracerProvider: nil provider")
-		}
-		o.tracers = p
-		return nil
-	}
+	return func(o *options) error { return o.SetTracers("xds: WithTracerProvider", p) }
 }
 
 // New checks cfg and builds the service over b. log may be nil to discard
@@ -101,7 +88,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	o := options{meters: otel.GetMeterProvider(), tracers: otel.GetTracerProvider()}
+	o := options{Providers: telemetry.Global()}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -112,7 +99,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 		return nil, err
 	}
 	st := newStore()
-	m, err := newMetrics(o.meters.Meter(meterName), st)
+	m, err := newMetrics(o.Meters.Meter(meterName), st)
 	if err != nil {
 		return nil, fmt.Errorf("xds: metrics: %w", err)
 	}
@@ -127,7 +114,7 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 		cfg: cfg, log: log, store: st, metrics: m, dataPlane: dp, listener: o.listener, creds: creds,
 		proxies:  newProxies(b, log, replica),
 		stopping: make(chan struct{}),
-		feed:     newFeed(b, st, log, m, o.tracers.Tracer(tracerName), dp),
+		feed:     newFeed(b, st, log, m, o.Tracers.Tracer(tracerName), dp),
 	}, nil
 }
 
