@@ -245,17 +245,6 @@ func (f *folder) readProblem(path string, err error) {
 	src.problems = []manifest.Problem{{Path: path, Message: msg}}
 }
 
-// paths returns the paths of the sources in the order that decides which
-// file wins when two define the same object: byte-wise order of the path.
-func (f *folder) paths() []string {
-	out := make([]string, 0, len(f.sources))
-	for p := range f.sources {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // problems returns the current problems of the folder and its files, by path
 // and line.
 func (f *folder) problems() []manifest.Problem {
@@ -263,7 +252,14 @@ func (f *folder) problems() []manifest.Problem {
 	if f.rootProblem != nil {
 		out = append(out, *f.rootProblem)
 	}
-	for _, p := range f.paths() {
+	var troubled []string
+	for p, src := range f.sources {
+		if len(src.problems) > 0 {
+			troubled = append(troubled, p)
+		}
+	}
+	sort.Strings(troubled)
+	for _, p := range troubled {
 		out = append(out, f.sources[p].problems...)
 	}
 	return out
