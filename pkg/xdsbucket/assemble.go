@@ -2,8 +2,11 @@ package xdsbucket
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -41,6 +44,7 @@ func (s *Set) Assemble(commit *busv1.XdsSnapshot) (*busv1.XdsSnapshot, error) {
 		out.Proxyless = &busv1.TypedResources{TypeUrl: p.GetTypeUrl(), Version: p.GetVersion()}
 	}
 	var routes map[string][]byte
+	var routeVersions map[string]string
 	for _, typed := range commit.GetResources() {
 		url := typed.GetTypeUrl()
 		if p := prev[url]; p != nil && !s.dirty[url] {
@@ -48,24 +52,26 @@ func (s *Set) Assemble(commit *busv1.XdsSnapshot) (*busv1.XdsSnapshot, error) {
 			continue
 		}
 		var anys []*anypb.Any
+		var versions []string
 		if url == RouteType {
 			var err error
-			if routes, anys, err = s.assembleRoutes(); err != nil {
+			if routes, routeVersions, anys, versions, err = s.assembleRoutes(); err != nil {
 				return nil, err
 			}
 		} else {
-			anys = s.anys(func(k Kind) bool { return k != KindAPIListener && TypeOf(k) == url })
+			anys, versions = s.anys(func(k Kind) bool { return k != KindAPIListener && TypeOf(k) == url })
 		}
-		out.Resources = append(out.Resources, withSummary(&busv1.TypedResources{TypeUrl: url, Resources: anys}, typed))
+		out.Resources = append(out.Resources, withSummary(
+			&busv1.TypedResources{TypeUrl: url, Resources: anys, ResourceVersions: versions}, typed))
 	}
 	if s.assembled != nil && !s.dirty[proxylessTally] {
 		out.ProxylessListeners = s.assembled.GetProxylessListeners()
 	} else {
-		out.ProxylessListeners = s.anys(func(k Kind) bool { return k == KindAPIListener })
+		out.ProxylessListeners, _ = s.anys(func(k Kind) bool { return k == KindAPIListener })
 	}
 	s.assembled = out
 	if routes != nil {
-		s.routes = routes
+		s.routes, s.routeVersions = routes, routeVersions
 	}
 	clear(s.dirty)
 	clear(s.dirtyRoutes)
@@ -77,11 +83,13 @@ func withSummary(t, summary *busv1.TypedResources) *busv1.TypedResources {
 	if t.GetVersion() == summary.GetVersion() {
 		return t
 	}
-	return &busv1.TypedResources{TypeUrl: t.GetTypeUrl(), Resources: t.GetResources(), Version: summary.GetVersion()}
+	return &busv1.TypedResources{TypeUrl: t.GetTypeUrl(), Resources: t.GetResources(),
+		ResourceVersions: t.GetResourceVersions(), Version: summary.GetVersion()}
 }
 
-// anys returns the resources whose kind keep selects, as Anys sorted by name.
-func (s *Set) anys(keep func(Kind) bool) []*anypb.Any {
+// anys returns the resources whose kind keep selects, as Anys sorted by
+// name, and their versions.
+func (s *Set) anys(keep func(Kind) bool) ([]*anypb.Any, []string) {
 	var list []*busv1.XdsResource
 	for _, e := range s.entries {
 		if keep(e.kind) {
@@ -90,49 +98,58 @@ func (s *Set) anys(keep func(Kind) bool) []*anypb.Any {
 	}
 	slices.SortFunc(list, func(a, b *busv1.XdsResource) int { return cmp.Compare(a.GetName(), b.GetName()) })
 	out := make([]*anypb.Any, len(list))
+	versions := make([]string, len(list))
 	for i, r := range list {
 		out[i] = &anypb.Any{TypeUrl: r.GetTypeUrl(), Value: r.GetValue()}
+		versions[i] = r.GetVersion()
 	}
-	return out
+	return out, versions
 }
 
 // assembleRoutes builds every route configuration from its shell and its
 // virtual hosts, reusing those that did not change, and returns them by
-// name and as Anys sorted by name.
-func (s *Set) assembleRoutes() (map[string][]byte, []*anypb.Any, error) {
-	shells := map[string]*busv1.XdsResource{}
-	hosts := map[string][]*busv1.XdsResource{}
-	for _, e := range s.entries {
-		switch e.kind {
-		case KindRoute:
-			shells[e.res.GetName()] = e.res
-		case KindVirtualHost:
-			if s.dirtyRoutes[e.res.GetRouteConfiguration()] || s.routes[e.res.GetRouteConfiguration()] == nil {
-				hosts[e.res.GetRouteConfiguration()] = append(hosts[e.res.GetRouteConfiguration()], e.res)
+// name, and as Anys sorted by name with their versions.
+func (s *Set) assembleRoutes() (map[string][]byte, map[string]string, []*anypb.Any, []string, error) {
+	for rc, hosts := range s.hosts {
+		if s.shells[rc] == nil {
+			var names []string
+			for _, vh := range hosts {
+				names = append(names, vh.GetName())
 			}
+			return nil, nil, nil, nil, fmt.Errorf("%w: virtual host %q of route configuration %q, which is not there",
+				ErrIncomplete, slices.Min(names), rc)
 		}
 	}
-	for rc, vhs := range hosts {
-		if shells[rc] == nil {
-			return nil, nil, fmt.Errorf("%w: virtual host %q of route configuration %q, which is not there", ErrIncomplete, vhs[0].GetName(), rc)
-		}
-	}
-	names := make([]string, 0, len(shells))
-	for name := range shells {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	routes := make(map[string][]byte, len(shells))
-	anys := make([]*anypb.Any, 0, len(shells))
+	names := slices.Sorted(maps.Keys(s.shells))
+	routes := make(map[string][]byte, len(names))
+	versions := make(map[string]string, len(names))
+	anys := make([]*anypb.Any, 0, len(names))
+	list := make([]string, 0, len(names))
 	for _, name := range names {
-		value := s.routes[name]
+		value, version := s.routes[name], s.routeVersions[name]
 		if value == nil || s.dirtyRoutes[name] {
-			value = JoinRoute(shells[name].GetValue(), hosts[name])
+			vhosts := slices.Collect(maps.Values(s.hosts[name]))
+			value = JoinRoute(s.shells[name].GetValue(), vhosts)
+			version = routeVersion(s.shells[name], vhosts)
 		}
-		routes[name] = value
+		routes[name], versions[name] = value, version
 		anys = append(anys, &anypb.Any{TypeUrl: RouteType, Value: value})
+		list = append(list, version)
 	}
-	return routes, anys, nil
+	return routes, versions, anys, list, nil
+}
+
+// routeVersion is the version of the route configuration [JoinRoute] made
+// of shell and vhosts (sorted by it): a hash of their versions, each a hash
+// of its value, so that the joined bytes need not be hashed again.
+func routeVersion(shell *busv1.XdsResource, vhosts []*busv1.XdsResource) string {
+	h := sha256.New()
+	h.Write([]byte(shell.GetVersion()))
+	for _, vh := range vhosts {
+		h.Write([]byte{0})
+		h.Write([]byte(vh.GetVersion()))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // JoinRoute is a route configuration made of its shell (the message without

@@ -90,13 +90,23 @@ type Set struct {
 	// assembled is the last result of Assemble, reused for what did not
 	// change.
 	assembled *busv1.XdsSnapshot
-	routes    map[string][]byte
+	// shells are the route configurations without their virtual hosts, by
+	// name, and hosts the virtual hosts by route configuration and suffix,
+	// so that assembling one route configuration reads only its own.
+	shells map[string]*busv1.XdsResource
+	hosts  map[string]map[string]*busv1.XdsResource
+	// routes are the assembled route configurations by name, and
+	// routeVersions their versions.
+	routes        map[string][]byte
+	routeVersions map[string]string
 }
 
 // NewSet returns an empty Set.
 func NewSet() *Set {
 	return &Set{entries: map[string]entry{}, tallies: map[string]*Tally{},
-		dirty: map[string]bool{}, dirtyRoutes: map[string]bool{}, routes: map[string][]byte{}}
+		dirty: map[string]bool{}, dirtyRoutes: map[string]bool{},
+		shells: map[string]*busv1.XdsResource{}, hosts: map[string]map[string]*busv1.XdsResource{},
+		routes: map[string][]byte{}, routeVersions: map[string]string{}}
 }
 
 // Len is the number of resources of the set.
@@ -139,6 +149,7 @@ func (s *Set) Put(r *busv1.XdsResource) (suffix string, changed bool, err error)
 	e := entry{kind: k, res: r, digest: Digest(suffix, r.GetVersion())}
 	s.entries[suffix] = e
 	s.tally(k).add(e.digest)
+	s.index(suffix, e, true)
 	s.touch(e)
 	return suffix, true, nil
 }
@@ -155,7 +166,34 @@ func (s *Set) Delete(suffix string) bool {
 func (s *Set) drop(suffix string, e entry) {
 	delete(s.entries, suffix)
 	s.tally(e.kind).remove(e.digest)
+	s.index(suffix, e, false)
 	s.touch(e)
+}
+
+// index adds e to the route configuration indexes, or removes it.
+func (s *Set) index(suffix string, e entry, add bool) {
+	switch e.kind {
+	case KindRoute:
+		if add {
+			s.shells[e.res.GetName()] = e.res
+		} else {
+			delete(s.shells, e.res.GetName())
+		}
+	case KindVirtualHost:
+		rc := e.res.GetRouteConfiguration()
+		hosts := s.hosts[rc]
+		switch {
+		case add && hosts == nil:
+			s.hosts[rc] = map[string]*busv1.XdsResource{suffix: e.res}
+		case add:
+			hosts[suffix] = e.res
+		default:
+			delete(hosts, suffix)
+			if len(hosts) == 0 {
+				delete(s.hosts, rc)
+			}
+		}
+	}
 }
 
 func (s *Set) tally(k Kind) *Tally {

@@ -37,29 +37,34 @@ func (c codec) Unmarshal(data mem.BufferSlice, v any) error { return c.proto.Unm
 func (codec) Name() string { return proto.Name }
 
 // sotwResponse is body (a typeSnap's, or a subset's) with nonce.
-func sotwResponse(body []byte, nonce string) *encoded {
+func sotwResponse(body wire, nonce string) *encoded {
 	tail := protowire.AppendTag(make([]byte, 0, len(nonce)+2), respNonce, protowire.BytesType)
 	tail = protowire.AppendString(tail, nonce)
-	return &encoded{bufs: mem.BufferSlice{mem.SliceBuffer(body), mem.SliceBuffer(tail)}}
+	bufs := make(mem.BufferSlice, 0, len(body)+1)
+	for _, p := range body {
+		bufs = append(bufs, mem.SliceBuffer(p))
+	}
+	return &encoded{bufs: append(bufs, mem.SliceBuffer(tail))}
 }
 
 // subsetBody is the body of a state-of-the-world response that holds only
 // the resources of t at the indexes in picked.
-func subsetBody(t *typeSnap, picked []int32) []byte {
+func subsetBody(t *typeSnap, picked []int32) wire {
 	size := protowire.SizeTag(respVersionInfo) + protowire.SizeBytes(len(t.version)) +
 		protowire.SizeTag(respTypeURL) + protowire.SizeBytes(len(t.url))
 	for _, i := range picked {
-		size += protowire.SizeTag(respResources) + protowire.SizeBytes(len(t.res[i].any))
+		size += protowire.SizeTag(respResources) + protowire.SizeBytes(t.res[i].any.size())
 	}
 	b := make([]byte, 0, size)
 	b = protowire.AppendTag(b, respVersionInfo, protowire.BytesType)
 	b = protowire.AppendString(b, t.version)
 	for _, i := range picked {
 		b = protowire.AppendTag(b, respResources, protowire.BytesType)
-		b = protowire.AppendBytes(b, t.res[i].any)
+		b = protowire.AppendVarint(b, uint64(t.res[i].any.size()))
+		b = t.res[i].any.appendTo(b)
 	}
 	b = protowire.AppendTag(b, respTypeURL, protowire.BytesType)
-	return protowire.AppendString(b, t.url)
+	return wire{protowire.AppendString(b, t.url)}
 }
 
 // deltaResponse is a delta response of t's resources at the indexes in
@@ -68,7 +73,10 @@ func subsetBody(t *typeSnap, picked []int32) []byte {
 func deltaResponse(t *typeSnap, picked []int32, removed []string, nonce string) *encoded {
 	bufs := make(mem.BufferSlice, 0, 2*len(picked)+1)
 	for _, i := range picked {
-		bufs = append(bufs, mem.SliceBuffer(t.res[i].deltaHead), mem.SliceBuffer(t.res[i].any))
+		bufs = append(bufs, mem.SliceBuffer(t.res[i].deltaHead))
+		for _, p := range t.res[i].any {
+			bufs = append(bufs, mem.SliceBuffer(p))
+		}
 	}
 	var tail []byte
 	tail = protowire.AppendTag(tail, deltaSystemVer, protowire.BytesType)

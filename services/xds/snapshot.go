@@ -99,7 +99,7 @@ type typeSnap struct {
 	res          []resourceSnap // in the order of names
 	// body is the DiscoveryResponse without its nonce: version_info, the
 	// resources, type_url. Each resource's Any is a slice of it.
-	body []byte
+	body wire
 	// setAt is when this version was built, for the push latency.
 	setAt time.Time
 	// count and digest are the commit's, to reuse an unchanged type.
@@ -110,8 +110,8 @@ type typeSnap struct {
 // resourceSnap is one resource of a typeSnap.
 type resourceSnap struct {
 	version string
-	// any is the encoded google.protobuf.Any, a slice of the body.
-	any []byte
+	// any is the encoded google.protobuf.Any, slices of the body.
+	any wire
 	// value is the bus value the resource was built from, to see whether a
 	// later version holds the same bytes.
 	value []byte
@@ -144,14 +144,19 @@ const (
 
 // emptyTypeSnap is a type with no resources at version.
 func emptyTypeSnap(url, version string) *typeSnap {
-	t, _ := buildTypeSnap(url, version, nil, nil)
+	t, _ := buildTypeSnap(url, version, nil, nil, nil)
 	return t
 }
 
+// bigValue is the size from which a resource's value is not copied into
+// its type's body: the body refers to the bus's bytes (a route
+// configuration of thousands of virtual hosts is megabytes).
+const bigValue = 16 << 10
+
 // buildTypeSnap builds a type from the bus's Anys, sorted by name. Each
-// resource's version is a hash of its value, reused from prev when the
-// value is the same bytes.
-func buildTypeSnap(url, version string, anys []*anypb.Any, prev *typeSnap) (*typeSnap, error) {
+// resource's version is versions' (when it has one per resource), or a
+// hash of its value, reused from prev when the value is the same bytes.
+func buildTypeSnap(url, version string, anys []*anypb.Any, versions []string, prev *typeSnap) (*typeSnap, error) {
 	t := &typeSnap{url: url, version: version, seq: typeSeq.Add(1), setAt: time.Now()}
 	names := make([]string, len(anys))
 	size := protowire.SizeTag(respVersionInfo) + protowire.SizeBytes(len(version)) +
@@ -169,25 +174,48 @@ func buildTypeSnap(url, version string, anys []*anypb.Any, prev *typeSnap) (*typ
 		}
 		names[i] = name
 		size += protowire.SizeTag(respResources) + protowire.SizeBytes(anySize(a))
+		if len(a.GetValue()) >= bigValue {
+			size -= len(a.GetValue())
+		}
 	}
 	t.names = newNameSet(names)
 	if prev != nil && prev.names.equal(names) {
 		t.names = prev.names
 	}
-	t.body = make([]byte, 0, size)
-	t.body = protowire.AppendTag(t.body, respVersionInfo, protowire.BytesType)
-	t.body = protowire.AppendString(t.body, version)
+	// buf holds the body but the big values, at its final capacity, so that
+	// the slices of it stay valid.
+	buf := make([]byte, 0, size)
+	buf = protowire.AppendTag(buf, respVersionInfo, protowire.BytesType)
+	buf = protowire.AppendString(buf, version)
 	t.res = make([]resourceSnap, len(anys))
+	part := 0
 	for i, a := range anys {
-		t.body = protowire.AppendTag(t.body, respResources, protowire.BytesType)
-		t.body = protowire.AppendVarint(t.body, uint64(anySize(a)))
-		start := len(t.body)
-		t.body = appendAny(t.body, a)
-		t.res[i] = resourceSnap{any: t.body[start:len(t.body):len(t.body)], value: a.GetValue(),
-			version: resourceVersionOf(names[i], a.GetValue(), prev)}
+		buf = protowire.AppendTag(buf, respResources, protowire.BytesType)
+		buf = protowire.AppendVarint(buf, uint64(anySize(a)))
+		start := len(buf)
+		buf = protowire.AppendTag(buf, anyTypeURL, protowire.BytesType)
+		buf = protowire.AppendString(buf, a.GetTypeUrl())
+		buf = protowire.AppendTag(buf, anyValue, protowire.BytesType)
+		value := a.GetValue()
+		if len(value) < bigValue {
+			buf = protowire.AppendBytes(buf, value)
+			t.res[i].any = wire{buf[start:len(buf):len(buf)]}
+		} else {
+			buf = protowire.AppendVarint(buf, uint64(len(value)))
+			t.res[i].any = wire{buf[start:len(buf):len(buf)], value}
+			t.body = append(t.body, buf[part:len(buf):len(buf)], value)
+			part = len(buf)
+		}
+		t.res[i].value = value
+		if len(versions) == len(anys) {
+			t.res[i].version = versions[i]
+		} else {
+			t.res[i].version = resourceVersionOf(names[i], value, prev)
+		}
 	}
-	t.body = protowire.AppendTag(t.body, respTypeURL, protowire.BytesType)
-	t.body = protowire.AppendString(t.body, url)
+	buf = protowire.AppendTag(buf, respTypeURL, protowire.BytesType)
+	buf = protowire.AppendString(buf, url)
+	t.body = append(t.body, buf[part:])
 	for i := range t.res {
 		t.res[i].deltaHead = deltaHead(names[i], &t.res[i])
 	}
@@ -198,23 +226,34 @@ func buildTypeSnap(url, version string, anys []*anypb.Any, prev *typeSnap) (*typ
 	return t, nil
 }
 
+// wire is encoded bytes in parts, sent one after the other.
+type wire [][]byte
+
+func (w wire) size() int {
+	n := 0
+	for _, p := range w {
+		n += len(p)
+	}
+	return n
+}
+
+func (w wire) appendTo(b []byte) []byte {
+	for _, p := range w {
+		b = append(b, p...)
+	}
+	return b
+}
+
 func anySize(a *anypb.Any) int {
 	return protowire.SizeTag(anyTypeURL) + protowire.SizeBytes(len(a.GetTypeUrl())) +
 		protowire.SizeTag(anyValue) + protowire.SizeBytes(len(a.GetValue()))
-}
-
-func appendAny(b []byte, a *anypb.Any) []byte {
-	b = protowire.AppendTag(b, anyTypeURL, protowire.BytesType)
-	b = protowire.AppendString(b, a.GetTypeUrl())
-	b = protowire.AppendTag(b, anyValue, protowire.BytesType)
-	return protowire.AppendBytes(b, a.GetValue())
 }
 
 // deltaHead encodes what comes before the Any in a delta Resource.
 func deltaHead(name string, r *resourceSnap) []byte {
 	inner := protowire.SizeTag(resourceName) + protowire.SizeBytes(len(name)) +
 		protowire.SizeTag(resourceVersion) + protowire.SizeBytes(len(r.version)) +
-		protowire.SizeTag(resourceResource) + protowire.SizeBytes(len(r.any))
+		protowire.SizeTag(resourceResource) + protowire.SizeBytes(r.any.size())
 	var b []byte
 	b = protowire.AppendTag(b, deltaResources, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(inner))
@@ -223,7 +262,7 @@ func deltaHead(name string, r *resourceSnap) []byte {
 	b = protowire.AppendTag(b, resourceVersion, protowire.BytesType)
 	b = protowire.AppendString(b, r.version)
 	b = protowire.AppendTag(b, resourceResource, protowire.BytesType)
-	return protowire.AppendVarint(b, uint64(len(r.any)))
+	return protowire.AppendVarint(b, uint64(r.any.size()))
 }
 
 // resourceVersionOf is the version of a resource: prev's when prev holds
@@ -358,7 +397,7 @@ func buildType(url string, t *busv1.TypedResources, version string, versioned bo
 		len(old.res) == len(t.GetResources()) {
 		return old, nil
 	}
-	out, err := buildTypeSnap(url, v, t.GetResources(), old)
+	out, err := buildTypeSnap(url, v, t.GetResources(), t.GetResourceVersions(), old)
 	if err != nil {
 		return nil, err
 	}

@@ -142,9 +142,14 @@ type TypedResources struct {
 	// digest is the XOR of the 16-byte digests of those keys (see package
 	// xdsbucket): a reader holds the commit's resources when its count and
 	// digest agree.
-	Digest        []byte `protobuf:"bytes,5,opt,name=digest,proto3" json:"digest,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Digest []byte `protobuf:"bytes,5,opt,name=digest,proto3" json:"digest,omitempty"`
+	// resource_versions are the versions of resources, by index, when the
+	// reader that assembled them knows them (a hash of each value, or for a
+	// route configuration a hash of its parts' versions); empty in a commit
+	// on the bus, and when unknown: then each is a hash of its value.
+	ResourceVersions []string `protobuf:"bytes,6,rep,name=resource_versions,json=resourceVersions,proto3" json:"resource_versions,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *TypedResources) Reset() {
@@ -208,6 +213,13 @@ func (x *TypedResources) GetCount() uint32 {
 func (x *TypedResources) GetDigest() []byte {
 	if x != nil {
 		return x.Digest
+	}
+	return nil
+}
+
+func (x *TypedResources) GetResourceVersions() []string {
+	if x != nil {
+		return x.ResourceVersions
 	}
 	return nil
 }
@@ -327,13 +339,14 @@ const file_gatewire_bus_v1_xds_proto_rawDesc = "" +
 	"\x0fsource_revision\x18\x03 \x01(\x04R\x0esourceRevision\x12=\n" +
 	"\tresources\x18\x04 \x03(\v2\x1f.gatewire.bus.v1.TypedResourcesR\tresources\x12E\n" +
 	"\x13proxyless_listeners\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\x12proxylessListeners\x12=\n" +
-	"\tproxyless\x18\x06 \x01(\v2\x1f.gatewire.bus.v1.TypedResourcesR\tproxyless\"\xa7\x01\n" +
+	"\tproxyless\x18\x06 \x01(\v2\x1f.gatewire.bus.v1.TypedResourcesR\tproxyless\"\xd4\x01\n" +
 	"\x0eTypedResources\x12\x19\n" +
 	"\btype_url\x18\x01 \x01(\tR\atypeUrl\x122\n" +
 	"\tresources\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\tresources\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\tR\aversion\x12\x14\n" +
 	"\x05count\x18\x04 \x01(\rR\x05count\x12\x16\n" +
-	"\x06digest\x18\x05 \x01(\fR\x06digest\"\xd1\x01\n" +
+	"\x06digest\x18\x05 \x01(\fR\x06digest\x12+\n" +
+	"\x11resource_versions\x18\x06 \x03(\tR\x10resourceVersions\"\xd1\x01\n" +
 	"\vXdsResource\x12\x19\n" +
 	"\btype_url\x18\x01 \x01(\tR\atypeUrl\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
