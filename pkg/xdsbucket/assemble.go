@@ -3,6 +3,7 @@ package xdsbucket
 import (
 	"cmp"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -51,18 +52,17 @@ func (s *Set) Assemble(commit *busv1.XdsSnapshot) (*busv1.XdsSnapshot, error) {
 			out.Resources = append(out.Resources, withSummary(p, typed))
 			continue
 		}
-		var anys []*anypb.Any
-		var versions []string
+		var t *busv1.TypedResources
 		if url == RouteType {
 			var err error
-			if routes, routeVersions, anys, versions, err = s.assembleRoutes(); err != nil {
+			if t, routes, routeVersions, err = s.assembleRoutes(); err != nil {
 				return nil, err
 			}
 		} else {
-			anys, versions = s.anys(func(k Kind) bool { return k != KindAPIListener && TypeOf(k) == url })
+			anys, versions := s.anys(func(k Kind) bool { return k != KindAPIListener && TypeOf(k) == url })
+			t = &busv1.TypedResources{TypeUrl: url, Resources: anys, ResourceVersions: versions}
 		}
-		out.Resources = append(out.Resources, withSummary(
-			&busv1.TypedResources{TypeUrl: url, Resources: anys, ResourceVersions: versions}, typed))
+		out.Resources = append(out.Resources, withSummary(t, typed))
 	}
 	if s.assembled != nil && !s.dirty[proxylessTally] {
 		out.ProxylessListeners = s.assembled.GetProxylessListeners()
@@ -84,7 +84,7 @@ func withSummary(t, summary *busv1.TypedResources) *busv1.TypedResources {
 		return t
 	}
 	return &busv1.TypedResources{TypeUrl: t.GetTypeUrl(), Resources: t.GetResources(),
-		ResourceVersions: t.GetResourceVersions(), Version: summary.GetVersion()}
+		ResourceVersions: t.GetResourceVersions(), ResourceParts: t.GetResourceParts(), Version: summary.GetVersion()}
 }
 
 // anys returns the resources whose kind keep selects, as Anys sorted by
@@ -107,36 +107,47 @@ func (s *Set) anys(keep func(Kind) bool) ([]*anypb.Any, []string) {
 }
 
 // assembleRoutes builds every route configuration from its shell and its
-// virtual hosts, reusing those that did not change, and returns them by
-// name, and as Anys sorted by name with their versions.
-func (s *Set) assembleRoutes() (map[string][]byte, map[string]string, []*anypb.Any, []string, error) {
+// virtual hosts, reusing those that did not change: the route
+// configurations sorted by name with their versions (joined, or in parts
+// when the set assembles in parts), and the joined values and versions by
+// name.
+func (s *Set) assembleRoutes() (*busv1.TypedResources, map[string][]byte, map[string]string, error) {
 	for rc, hosts := range s.hosts {
 		if s.shells[rc] == nil {
 			var names []string
 			for _, vh := range hosts {
 				names = append(names, vh.GetName())
 			}
-			return nil, nil, nil, nil, fmt.Errorf("%w: virtual host %q of route configuration %q, which is not there",
+			return nil, nil, nil, fmt.Errorf("%w: virtual host %q of route configuration %q, which is not there",
 				ErrIncomplete, slices.Min(names), rc)
 		}
 	}
 	names := slices.Sorted(maps.Keys(s.shells))
+	t := &busv1.TypedResources{TypeUrl: RouteType}
 	routes := make(map[string][]byte, len(names))
 	versions := make(map[string]string, len(names))
-	anys := make([]*anypb.Any, 0, len(names))
-	list := make([]string, 0, len(names))
+	parts := make(map[string][][]byte, len(names))
 	for _, name := range names {
-		value, version := s.routes[name], s.routeVersions[name]
-		if value == nil || s.dirtyRoutes[name] {
+		value, version, inParts := s.routes[name], s.routeVersions[name], s.routeParts[name]
+		if (value == nil && inParts == nil) || s.dirtyRoutes[name] {
 			vhosts := slices.Collect(maps.Values(s.hosts[name]))
-			value = JoinRoute(s.shells[name].GetValue(), vhosts)
+			if s.inParts {
+				value, inParts = nil, RouteParts(s.shells[name].GetValue(), vhosts)
+			} else {
+				value = JoinRoute(s.shells[name].GetValue(), vhosts)
+			}
 			version = routeVersion(s.shells[name], vhosts)
 		}
 		routes[name], versions[name] = value, version
-		anys = append(anys, &anypb.Any{TypeUrl: RouteType, Value: value})
-		list = append(list, version)
+		t.Resources = append(t.Resources, &anypb.Any{TypeUrl: RouteType, Value: value})
+		t.ResourceVersions = append(t.ResourceVersions, version)
+		if s.inParts {
+			parts[name] = inParts
+			t.ResourceParts = append(t.ResourceParts, &busv1.ResourceParts{Parts: inParts})
+		}
 	}
-	return routes, versions, anys, list, nil
+	s.routeParts = parts
+	return t, routes, versions, nil
 }
 
 // routeVersion is the version of the route configuration [JoinRoute] made
@@ -170,6 +181,25 @@ func JoinRoute(shell []byte, vhosts []*busv1.XdsResource) []byte {
 		out = protowire.AppendBytes(out, vh.GetValue())
 	}
 	return append(out, shell[at:]...)
+}
+
+// RouteParts is [JoinRoute] in parts, whose concatenation is the route
+// configuration: the shell up to its name, each virtual host's tag and
+// length and its value (the resource's own bytes, not copied), and the
+// rest of the shell.
+func RouteParts(shell []byte, vhosts []*busv1.XdsResource) [][]byte {
+	slices.SortFunc(vhosts, func(a, b *busv1.XdsResource) int { return cmp.Compare(a.GetOrder(), b.GetOrder()) })
+	at := nameEnd(shell)
+	heads := make([]byte, 0, len(vhosts)*(protowire.SizeTag(virtualHostsField)+binary.MaxVarintLen32))
+	out := make([][]byte, 0, 2*len(vhosts)+2)
+	out = append(out, shell[:at:at])
+	for _, vh := range vhosts {
+		start := len(heads)
+		heads = protowire.AppendTag(heads, virtualHostsField, protowire.BytesType)
+		heads = protowire.AppendVarint(heads, uint64(len(vh.GetValue())))
+		out = append(out, heads[start:len(heads):len(heads)], vh.GetValue())
+	}
+	return append(out, shell[at:])
 }
 
 // nameEnd is where field 1 of a marshalled message ends when the message

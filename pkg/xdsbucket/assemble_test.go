@@ -3,6 +3,7 @@ package xdsbucket_test
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"testing"
 
@@ -25,28 +26,39 @@ func routes(t *testing.T, snap *busv1.XdsSnapshot) (map[string][]byte, map[strin
 			t.Fatalf("%d route configurations, %d versions", len(typed.GetResources()), len(typed.GetResourceVersions()))
 		}
 		for i, a := range typed.GetResources() {
-			_, _, n := protowire.ConsumeTag(a.GetValue())
-			b, _ := protowire.ConsumeBytes(a.GetValue()[n:])
+			value := a.GetValue()
+			if p := typed.GetResourceParts(); len(p) > 0 {
+				if len(value) > 0 {
+					t.Fatalf("route configuration %d has a value and parts", i)
+				}
+				value = bytes.Join(p[i].GetParts(), nil)
+			}
+			_, _, n := protowire.ConsumeTag(value)
+			b, _ := protowire.ConsumeBytes(value[n:])
 			name := string(b)
-			values[name], versions[name] = a.GetValue(), typed.GetResourceVersions()[i]
+			values[name], versions[name] = value, typed.GetResourceVersions()[i]
 		}
 	}
 	return values, versions
 }
 
 // TestAssembleIncrementalEqualsFresh edits, adds and removes virtual hosts
-// and route configurations of one Set at random, and checks after each
-// change that its Assemble gives the route configurations, and versions,
-// of a new Set holding the same resources; that a route configuration's
+// and route configurations of one Set, and of one that assembles in parts,
+// at random, and checks after each change that their Assemble gives the
+// route configurations, and versions, of a new Set holding the same
+// resources; that a route configuration's
 // version changes exactly when its bytes do; and that each is its shell
 // and its virtual hosts in order.
 func TestAssembleIncrementalEqualsFresh(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	set := xdsbucket.NewSet()
+	set, inParts := xdsbucket.NewSet(), xdsbucket.NewSetInParts()
 	live := map[string]*busv1.XdsResource{}
 	put := func(r *busv1.XdsResource) {
 		suffix, _, err := set.Put(r)
 		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := inParts.Put(r); err != nil {
 			t.Fatal(err)
 		}
 		live[suffix] = r
@@ -71,6 +83,7 @@ func TestAssembleIncrementalEqualsFresh(t *testing.T) {
 			for s, r := range live {
 				if r.GetName() == host && r.GetRouteConfiguration() == rc {
 					set.Delete(s)
+					inParts.Delete(s)
 					delete(live, s)
 				}
 			}
@@ -93,6 +106,19 @@ func TestAssembleIncrementalEqualsFresh(t *testing.T) {
 		}
 		values, versions := routes(t, got)
 		wantValues, wantVersions := routes(t, want)
+		gotParts, err := inParts.Assemble(inParts.Commit("default/gw", uint64(step)))
+		if err != nil {
+			t.Fatalf("step %d: in parts: %v", step, err)
+		}
+		if partValues, partVersions := routes(t, gotParts); !maps.EqualFunc(partValues, wantValues, bytes.Equal) ||
+			!maps.Equal(partVersions, wantVersions) {
+			t.Fatalf("step %d: in parts, the route configurations differ", step)
+		}
+		for _, typed := range gotParts.GetResources() {
+			if typed.GetTypeUrl() == xdsbucket.RouteType && len(typed.GetResourceParts()) != len(typed.GetResources()) {
+				t.Fatalf("step %d: %d route configurations, %d in parts", step, len(typed.GetResources()), len(typed.GetResourceParts()))
+			}
+		}
 		if len(values) != len(wantValues) {
 			t.Fatalf("step %d: %d route configurations, want %d", step, len(values), len(wantValues))
 		}

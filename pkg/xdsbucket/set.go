@@ -99,6 +99,10 @@ type Set struct {
 	// routeVersions their versions.
 	routes        map[string][]byte
 	routeVersions map[string]string
+	// inParts makes Assemble give route configurations in parts
+	// (TypedResources.resource_parts), kept in routeParts.
+	inParts    bool
+	routeParts map[string][][]byte
 }
 
 // NewSet returns an empty Set.
@@ -106,7 +110,7 @@ func NewSet() *Set {
 	return &Set{entries: map[string]entry{}, tallies: map[string]*Tally{},
 		dirty: map[string]bool{}, dirtyRoutes: map[string]bool{},
 		shells: map[string]*busv1.XdsResource{}, hosts: map[string]map[string]*busv1.XdsResource{},
-		routes: map[string][]byte{}, routeVersions: map[string]string{}}
+		routes: map[string][]byte{}, routeVersions: map[string]string{}, routeParts: map[string][][]byte{}}
 }
 
 // Len is the number of resources of the set.

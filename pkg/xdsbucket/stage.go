@@ -20,7 +20,18 @@ type Validate func(r *busv1.XdsResource) error
 type Stage struct {
 	validate Validate
 	gateways map[string]*staged
+	inParts  bool
 }
+
+// StageOption changes what a Stage assembles.
+type StageOption func(*Stage)
+
+// InParts makes the stage's snapshots give each route configuration as its
+// parts (TypedResources.resource_parts: the shell's bytes around its
+// virtual hosts' tags and values), which share the bytes read from the
+// bucket, rather than joined into one new value: for a reader that only
+// sends them on, such as the xds service.
+func InParts() StageOption { return func(s *Stage) { s.inParts = true } }
 
 type staged struct {
 	set *Set
@@ -31,8 +42,12 @@ type staged struct {
 }
 
 // NewStage returns an empty Stage; validate may be nil.
-func NewStage(validate Validate) *Stage {
-	return &Stage{validate: validate, gateways: map[string]*staged{}}
+func NewStage(validate Validate, opts ...StageOption) *Stage {
+	s := &Stage{validate: validate, gateways: map[string]*staged{}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Result is what one entry did to a gateway.
@@ -63,6 +78,7 @@ func (s *Stage) Apply(e *bus.Entry) Result {
 	g := s.gateways[gw]
 	if g == nil {
 		g = &staged{set: NewSet(), bad: map[string]error{}}
+		g.set.inParts = s.inParts
 		s.gateways[gw] = g
 	}
 	res := Result{Gateway: gw}

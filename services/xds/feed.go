@@ -75,7 +75,7 @@ func (f *feed) run(ctx context.Context) {
 // the bucket from the start into a new stage.
 func (f *feed) follow(ctx context.Context, w *bus.Watcher) {
 	f.check = newChecker()
-	f.stage = xdsbucket.NewStage(f.check.validate)
+	f.stage = xdsbucket.NewStage(f.check.validate, xdsbucket.InParts())
 	inSync := map[string]bool{} // commits seen during the initial sync; nil after it
 	for e := range w.Updates() {
 		if e == nil {

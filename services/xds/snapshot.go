@@ -144,7 +144,7 @@ const (
 
 // emptyTypeSnap is a type with no resources at version.
 func emptyTypeSnap(url, version string) *typeSnap {
-	t, _ := buildTypeSnap(url, version, nil, nil, nil)
+	t, _ := buildTypeSnap(url, version, nil, nil, nil, nil)
 	return t
 }
 
@@ -153,19 +153,25 @@ func emptyTypeSnap(url, version string) *typeSnap {
 // configuration of thousands of virtual hosts is megabytes).
 const bigValue = 16 << 10
 
-// buildTypeSnap builds a type from the bus's Anys, sorted by name. Each
-// resource's version is versions' (when it has one per resource), or a
+// buildTypeSnap builds a type from the bus's Anys, sorted by name. An Any's
+// value is the concatenation of parts[i] when parts has one per resource.
+// Each resource's version is versions' (when it has one per resource), or a
 // hash of its value, reused from prev when the value is the same bytes.
-func buildTypeSnap(url, version string, anys []*anypb.Any, versions []string, prev *typeSnap) (*typeSnap, error) {
+func buildTypeSnap(url, version string, anys []*anypb.Any, versions []string, parts []*busv1.ResourceParts, prev *typeSnap) (*typeSnap, error) {
 	t := &typeSnap{url: url, version: version, seq: typeSeq.Add(1), setAt: time.Now()}
 	names := make([]string, len(anys))
+	values := make([]wire, len(anys))
 	size := protowire.SizeTag(respVersionInfo) + protowire.SizeBytes(len(version)) +
 		protowire.SizeTag(respTypeURL) + protowire.SizeBytes(len(url))
 	for i, a := range anys {
 		if a.GetTypeUrl() != url {
 			return nil, fmt.Errorf("%s resource %d holds a %s", url, i, a.GetTypeUrl())
 		}
-		name, err := nameOf(a.GetValue())
+		values[i] = wire{a.GetValue()}
+		if len(parts) == len(anys) {
+			values[i] = parts[i].GetParts()
+		}
+		name, err := nameOf(values[i].head())
 		if err != nil {
 			return nil, fmt.Errorf("%s resource %d: %w", url, i, err)
 		}
@@ -173,9 +179,10 @@ func buildTypeSnap(url, version string, anys []*anypb.Any, versions []string, pr
 			return nil, fmt.Errorf("%s %q: out of order or listed twice", url, name)
 		}
 		names[i] = name
-		size += protowire.SizeTag(respResources) + protowire.SizeBytes(anySize(a))
-		if len(a.GetValue()) >= bigValue {
-			size -= len(a.GetValue())
+		n := values[i].size()
+		size += protowire.SizeTag(respResources) + protowire.SizeBytes(anySize(a.GetTypeUrl(), n))
+		if n >= bigValue {
+			size -= n
 		}
 	}
 	t.names = newNameSet(names)
@@ -190,27 +197,33 @@ func buildTypeSnap(url, version string, anys []*anypb.Any, versions []string, pr
 	t.res = make([]resourceSnap, len(anys))
 	part := 0
 	for i, a := range anys {
+		value := values[i]
+		n := value.size()
 		buf = protowire.AppendTag(buf, respResources, protowire.BytesType)
-		buf = protowire.AppendVarint(buf, uint64(anySize(a)))
+		buf = protowire.AppendVarint(buf, uint64(anySize(a.GetTypeUrl(), n)))
 		start := len(buf)
 		buf = protowire.AppendTag(buf, anyTypeURL, protowire.BytesType)
 		buf = protowire.AppendString(buf, a.GetTypeUrl())
 		buf = protowire.AppendTag(buf, anyValue, protowire.BytesType)
-		value := a.GetValue()
-		if len(value) < bigValue {
-			buf = protowire.AppendBytes(buf, value)
+		buf = protowire.AppendVarint(buf, uint64(n))
+		if n < bigValue {
+			buf = value.appendTo(buf)
 			t.res[i].any = wire{buf[start:len(buf):len(buf)]}
 		} else {
-			buf = protowire.AppendVarint(buf, uint64(len(value)))
-			t.res[i].any = wire{buf[start:len(buf):len(buf)], value}
-			t.body = append(t.body, buf[part:len(buf):len(buf)], value)
+			t.res[i].any = append(wire{buf[start:len(buf):len(buf)]}, value...)
+			t.body = append(append(t.body, buf[part:len(buf):len(buf)]), value...)
 			part = len(buf)
 		}
-		t.res[i].value = value
-		if len(versions) == len(anys) {
+		if len(value) == 1 {
+			t.res[i].value = value[0]
+		}
+		switch {
+		case len(versions) == len(anys):
 			t.res[i].version = versions[i]
-		} else {
-			t.res[i].version = resourceVersionOf(names[i], value, prev)
+		case len(value) == 1:
+			t.res[i].version = resourceVersionOf(names[i], value[0], prev)
+		default:
+			t.res[i].version = xdsbucket.Version(value.appendTo(nil))
 		}
 	}
 	buf = protowire.AppendTag(buf, respTypeURL, protowire.BytesType)
@@ -237,6 +250,16 @@ func (w wire) size() int {
 	return n
 }
 
+// head is the first part that is not empty, where a resource's name is.
+func (w wire) head() []byte {
+	for _, p := range w {
+		if len(p) > 0 {
+			return p
+		}
+	}
+	return nil
+}
+
 func (w wire) appendTo(b []byte) []byte {
 	for _, p := range w {
 		b = append(b, p...)
@@ -244,9 +267,10 @@ func (w wire) appendTo(b []byte) []byte {
 	return b
 }
 
-func anySize(a *anypb.Any) int {
-	return protowire.SizeTag(anyTypeURL) + protowire.SizeBytes(len(a.GetTypeUrl())) +
-		protowire.SizeTag(anyValue) + protowire.SizeBytes(len(a.GetValue()))
+// anySize is the size of an encoded Any of typeURL and a value of n bytes.
+func anySize(typeURL string, n int) int {
+	return protowire.SizeTag(anyTypeURL) + protowire.SizeBytes(len(typeURL)) +
+		protowire.SizeTag(anyValue) + protowire.SizeBytes(n)
 }
 
 // deltaHead encodes what comes before the Any in a delta Resource.
@@ -397,7 +421,7 @@ func buildType(url string, t *busv1.TypedResources, version string, versioned bo
 		len(old.res) == len(t.GetResources()) {
 		return old, nil
 	}
-	out, err := buildTypeSnap(url, v, t.GetResources(), t.GetResourceVersions(), old)
+	out, err := buildTypeSnap(url, v, t.GetResources(), t.GetResourceVersions(), t.GetResourceParts(), old)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
+
+	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
 
 // named is a marshalled message whose field 1 is name, padded to size.
@@ -32,9 +34,24 @@ func TestBigValuesOnTheWire(t *testing.T) {
 		anys = append(anys, &anypb.Any{TypeUrl: resource.RouteType, Value: named(fmt.Sprintf("rc-%d", i), size)})
 		versions = append(versions, fmt.Sprintf("v%d", i))
 	}
-	ts, err := buildTypeSnap(resource.RouteType, "7", anys, versions, nil)
+	ts, err := buildTypeSnap(resource.RouteType, "7", anys, versions, nil, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The same resources, each in three parts with no value of its own.
+	var empty []*anypb.Any
+	var parts []*busv1.ResourceParts
+	for _, a := range anys {
+		v := a.GetValue()
+		empty = append(empty, &anypb.Any{TypeUrl: a.GetTypeUrl()})
+		parts = append(parts, &busv1.ResourceParts{Parts: [][]byte{v[:len(v)/3], v[len(v)/3 : len(v)/2], v[len(v)/2:]}})
+	}
+	inParts, err := buildTypeSnap(resource.RouteType, "7", empty, versions, parts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := wire(inParts.body).appendTo(nil), ts.body.appendTo(nil); !bytes.Equal(got, want) {
+		t.Errorf("the body of the resources in parts differs from the body of their values")
 	}
 	shared, big := 0, 0
 	for _, a := range anys {

@@ -148,8 +148,14 @@ type TypedResources struct {
 	// route configuration a hash of its parts' versions); empty in a commit
 	// on the bus, and when unknown: then each is a hash of its value.
 	ResourceVersions []string `protobuf:"bytes,6,rep,name=resource_versions,json=resourceVersions,proto3" json:"resource_versions,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// resource_parts, in memory only (a stage's assembled snapshot, never on
+	// the bus): when set, resource i's value is the concatenation of
+	// resource_parts[i].parts and resources[i] holds none, so that a route
+	// configuration of thousands of virtual hosts is not copied whole to be
+	// sent.
+	ResourceParts []*ResourceParts `protobuf:"bytes,7,rep,name=resource_parts,json=resourceParts,proto3" json:"resource_parts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TypedResources) Reset() {
@@ -224,6 +230,58 @@ func (x *TypedResources) GetResourceVersions() []string {
 	return nil
 }
 
+func (x *TypedResources) GetResourceParts() []*ResourceParts {
+	if x != nil {
+		return x.ResourceParts
+	}
+	return nil
+}
+
+// ResourceParts is one resource's value in parts.
+type ResourceParts struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Parts         [][]byte               `protobuf:"bytes,1,rep,name=parts,proto3" json:"parts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResourceParts) Reset() {
+	*x = ResourceParts{}
+	mi := &file_gatewire_bus_v1_xds_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResourceParts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResourceParts) ProtoMessage() {}
+
+func (x *ResourceParts) ProtoReflect() protoreflect.Message {
+	mi := &file_gatewire_bus_v1_xds_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResourceParts.ProtoReflect.Descriptor instead.
+func (*ResourceParts) Descriptor() ([]byte, []int) {
+	return file_gatewire_bus_v1_xds_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ResourceParts) GetParts() [][]byte {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
 // XdsResource is one xDS resource of one gateway in the <sys>-xds bucket,
 // under <namespace>.<gateway>.<kind>.<name> (see package xdsbucket).
 type XdsResource struct {
@@ -251,7 +309,7 @@ type XdsResource struct {
 
 func (x *XdsResource) Reset() {
 	*x = XdsResource{}
-	mi := &file_gatewire_bus_v1_xds_proto_msgTypes[2]
+	mi := &file_gatewire_bus_v1_xds_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -263,7 +321,7 @@ func (x *XdsResource) String() string {
 func (*XdsResource) ProtoMessage() {}
 
 func (x *XdsResource) ProtoReflect() protoreflect.Message {
-	mi := &file_gatewire_bus_v1_xds_proto_msgTypes[2]
+	mi := &file_gatewire_bus_v1_xds_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -276,7 +334,7 @@ func (x *XdsResource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use XdsResource.ProtoReflect.Descriptor instead.
 func (*XdsResource) Descriptor() ([]byte, []int) {
-	return file_gatewire_bus_v1_xds_proto_rawDescGZIP(), []int{2}
+	return file_gatewire_bus_v1_xds_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *XdsResource) GetTypeUrl() string {
@@ -339,14 +397,17 @@ const file_gatewire_bus_v1_xds_proto_rawDesc = "" +
 	"\x0fsource_revision\x18\x03 \x01(\x04R\x0esourceRevision\x12=\n" +
 	"\tresources\x18\x04 \x03(\v2\x1f.gatewire.bus.v1.TypedResourcesR\tresources\x12E\n" +
 	"\x13proxyless_listeners\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\x12proxylessListeners\x12=\n" +
-	"\tproxyless\x18\x06 \x01(\v2\x1f.gatewire.bus.v1.TypedResourcesR\tproxyless\"\xd4\x01\n" +
+	"\tproxyless\x18\x06 \x01(\v2\x1f.gatewire.bus.v1.TypedResourcesR\tproxyless\"\x9b\x02\n" +
 	"\x0eTypedResources\x12\x19\n" +
 	"\btype_url\x18\x01 \x01(\tR\atypeUrl\x122\n" +
 	"\tresources\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\tresources\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\tR\aversion\x12\x14\n" +
 	"\x05count\x18\x04 \x01(\rR\x05count\x12\x16\n" +
 	"\x06digest\x18\x05 \x01(\fR\x06digest\x12+\n" +
-	"\x11resource_versions\x18\x06 \x03(\tR\x10resourceVersions\"\xd1\x01\n" +
+	"\x11resource_versions\x18\x06 \x03(\tR\x10resourceVersions\x12E\n" +
+	"\x0eresource_parts\x18\a \x03(\v2\x1e.gatewire.bus.v1.ResourcePartsR\rresourceParts\"%\n" +
+	"\rResourceParts\x12\x14\n" +
+	"\x05parts\x18\x01 \x03(\fR\x05parts\"\xd1\x01\n" +
 	"\vXdsResource\x12\x19\n" +
 	"\btype_url\x18\x01 \x01(\tR\atypeUrl\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
@@ -368,23 +429,25 @@ func file_gatewire_bus_v1_xds_proto_rawDescGZIP() []byte {
 	return file_gatewire_bus_v1_xds_proto_rawDescData
 }
 
-var file_gatewire_bus_v1_xds_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_gatewire_bus_v1_xds_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_gatewire_bus_v1_xds_proto_goTypes = []any{
 	(*XdsSnapshot)(nil),    // 0: gatewire.bus.v1.XdsSnapshot
 	(*TypedResources)(nil), // 1: gatewire.bus.v1.TypedResources
-	(*XdsResource)(nil),    // 2: gatewire.bus.v1.XdsResource
-	(*anypb.Any)(nil),      // 3: google.protobuf.Any
+	(*ResourceParts)(nil),  // 2: gatewire.bus.v1.ResourceParts
+	(*XdsResource)(nil),    // 3: gatewire.bus.v1.XdsResource
+	(*anypb.Any)(nil),      // 4: google.protobuf.Any
 }
 var file_gatewire_bus_v1_xds_proto_depIdxs = []int32{
 	1, // 0: gatewire.bus.v1.XdsSnapshot.resources:type_name -> gatewire.bus.v1.TypedResources
-	3, // 1: gatewire.bus.v1.XdsSnapshot.proxyless_listeners:type_name -> google.protobuf.Any
+	4, // 1: gatewire.bus.v1.XdsSnapshot.proxyless_listeners:type_name -> google.protobuf.Any
 	1, // 2: gatewire.bus.v1.XdsSnapshot.proxyless:type_name -> gatewire.bus.v1.TypedResources
-	3, // 3: gatewire.bus.v1.TypedResources.resources:type_name -> google.protobuf.Any
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	4, // 3: gatewire.bus.v1.TypedResources.resources:type_name -> google.protobuf.Any
+	2, // 4: gatewire.bus.v1.TypedResources.resource_parts:type_name -> gatewire.bus.v1.ResourceParts
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_gatewire_bus_v1_xds_proto_init() }
@@ -398,7 +461,7 @@ func file_gatewire_bus_v1_xds_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_gatewire_bus_v1_xds_proto_rawDesc), len(file_gatewire_bus_v1_xds_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
