@@ -36,5 +36,9 @@
 // still on their way, or a foreign write) is held until the resources
 // match it or another commit comes. The assembled bytes are the bytes the
 // translator built: a snapshot read from the bus is byte-identical to the
-// one translated in memory.
+// one translated in memory. Each assembled type lists its resources'
+// versions (resource_versions; a route configuration's is a hash of its
+// parts' versions), and a stage made with [InParts] gives route
+// configurations as their parts (resource_parts), which share the bytes
+// read, for a reader that sends them on without joining them.
 package xdsbucket
