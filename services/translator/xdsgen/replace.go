@@ -52,6 +52,9 @@ func ReplaceLoadAssignments(snap *busv1.XdsSnapshot, clas []*endpointv3.ClusterL
 	}
 	for i, a := range packed {
 		typed.Resources[i] = a
+		if i < len(typed.ResourceVersions) {
+			typed.ResourceVersions[i] = xdsbucket.Version(a.GetValue())
+		}
 	}
 	return stamp(snap)
 }
