@@ -130,11 +130,11 @@ func (s *Set) assembleRoutes() (*busv1.TypedResources, map[string][]byte, map[st
 	for _, name := range names {
 		value, version, inParts := s.routes[name], s.routeVersions[name], s.routeParts[name]
 		if (value == nil && inParts == nil) || s.dirtyRoutes[name] {
-			vhosts := slices.Collect(maps.Values(s.hosts[name]))
+			vhosts := s.hosts[name]
 			if s.inParts {
-				value, inParts = nil, RouteParts(s.shells[name].GetValue(), vhosts)
+				value, inParts = nil, routeParts(s.shells[name].GetValue(), vhosts)
 			} else {
-				value = JoinRoute(s.shells[name].GetValue(), vhosts)
+				value = joinRoute(s.shells[name].GetValue(), vhosts)
 			}
 			version = routeVersion(s.shells[name], vhosts)
 		}
@@ -150,8 +150,8 @@ func (s *Set) assembleRoutes() (*busv1.TypedResources, map[string][]byte, map[st
 	return t, routes, versions, nil
 }
 
-// routeVersion is the version of the route configuration [JoinRoute] made
-// of shell and vhosts (sorted by it): a hash of their versions, each a hash
+// routeVersion is the version of the route configuration [JoinRoute] makes
+// of shell and vhosts (in its order): a hash of their versions, each a hash
 // of its value, so that the joined bytes need not be hashed again.
 func routeVersion(shell *busv1.XdsResource, vhosts []*busv1.XdsResource) string {
 	h := sha256.New()
@@ -164,11 +164,16 @@ func routeVersion(shell *busv1.XdsResource, vhosts []*busv1.XdsResource) string 
 }
 
 // JoinRoute is a route configuration made of its shell (the message without
-// virtual_hosts) and its virtual hosts, sorted by order: the virtual hosts
-// go right after the shell's name (field 1), where a deterministic
-// marshalling of the whole message puts them.
+// virtual_hosts) and its virtual hosts, sorted by order (then by name; vhosts
+// itself is left as it is): the virtual hosts go right after the shell's
+// name (field 1), where a deterministic marshalling of the whole message
+// puts them.
 func JoinRoute(shell []byte, vhosts []*busv1.XdsResource) []byte {
-	slices.SortFunc(vhosts, func(a, b *busv1.XdsResource) int { return cmp.Compare(a.GetOrder(), b.GetOrder()) })
+	return joinRoute(shell, slices.SortedFunc(slices.Values(vhosts), compareHosts))
+}
+
+// joinRoute is [JoinRoute] of virtual hosts already in order.
+func joinRoute(shell []byte, vhosts []*busv1.XdsResource) []byte {
 	at := nameEnd(shell)
 	n := len(shell)
 	for _, vh := range vhosts {
@@ -183,12 +188,11 @@ func JoinRoute(shell []byte, vhosts []*busv1.XdsResource) []byte {
 	return append(out, shell[at:]...)
 }
 
-// RouteParts is [JoinRoute] in parts, whose concatenation is the route
+// routeParts is [joinRoute] in parts, whose concatenation is the route
 // configuration: the shell up to its name, each virtual host's tag and
 // length and its value (the resource's own bytes, not copied), and the
 // rest of the shell.
-func RouteParts(shell []byte, vhosts []*busv1.XdsResource) [][]byte {
-	slices.SortFunc(vhosts, func(a, b *busv1.XdsResource) int { return cmp.Compare(a.GetOrder(), b.GetOrder()) })
+func routeParts(shell []byte, vhosts []*busv1.XdsResource) [][]byte {
 	at := nameEnd(shell)
 	heads := make([]byte, 0, len(vhosts)*(protowire.SizeTag(virtualHostsField)+binary.MaxVarintLen32))
 	out := make([][]byte, 0, 2*len(vhosts)+2)

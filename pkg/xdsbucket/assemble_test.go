@@ -43,12 +43,12 @@ func routes(t *testing.T, snap *busv1.XdsSnapshot) (map[string][]byte, map[strin
 }
 
 // TestAssembleIncrementalEqualsFresh edits, adds and removes virtual hosts
-// and route configurations of one Set, and of one that assembles in parts,
-// at random, and checks after each change that their Assemble gives the
+// (whose orders change, and are shared by several) and route
+// configurations of one Set, and of one that assembles in parts, at random, and checks after each change that their Assemble gives the
 // route configurations, and versions, of a new Set holding the same
 // resources; that a route configuration's
-// version changes exactly when its bytes do; and that each is its shell
-// and its virtual hosts in order.
+// version changes exactly when its bytes do; and that each is what
+// JoinRoute makes of its shell and its virtual hosts.
 func TestAssembleIncrementalEqualsFresh(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	set, inParts := xdsbucket.NewSet(), xdsbucket.NewSetInParts()
@@ -78,7 +78,7 @@ func TestAssembleIncrementalEqualsFresh(t *testing.T) {
 		switch op := rng.IntN(10); {
 		case op < 6 && shell:
 			put(&busv1.XdsResource{TypeUrl: xdsbucket.VirtualHostType, Name: host, RouteConfiguration: rc,
-				Order: host, Value: vhost(fmt.Sprintf("%s-%d", host, rng.IntN(3)))})
+				Order: fmt.Sprint(rng.IntN(4)), Value: vhost(fmt.Sprintf("%s-%d", host, rng.IntN(3)))})
 		case op < 8 && shell:
 			for s, r := range live {
 				if r.GetName() == host && r.GetRouteConfiguration() == rc {
@@ -129,14 +129,18 @@ func TestAssembleIncrementalEqualsFresh(t *testing.T) {
 			if old, ok := prevValues[name]; ok && bytes.Equal(old, v) != (prevVersions[name] == versions[name]) {
 				t.Fatalf("step %d: %s: bytes equal %v, versions %s and %s", step, name, bytes.Equal(old, v), prevVersions[name], versions[name])
 			}
-			var hosts [][]byte
+			var hosts []*busv1.XdsResource
+			var shell []byte
 			for _, r := range live {
-				if r.GetTypeUrl() == xdsbucket.VirtualHostType && r.GetRouteConfiguration() == name {
-					hosts = append(hosts, r.GetValue())
+				switch {
+				case r.GetTypeUrl() == xdsbucket.VirtualHostType && r.GetRouteConfiguration() == name:
+					hosts = append(hosts, r)
+				case r.GetTypeUrl() == xdsbucket.RouteType && r.GetName() == name:
+					shell = r.GetValue()
 				}
 			}
-			if _, vhs, _ := xdsbucket.SplitRoute(v); len(vhs) != len(hosts) {
-				t.Fatalf("step %d: %s holds %d virtual hosts, want %d", step, name, len(vhs), len(hosts))
+			if joined := xdsbucket.JoinRoute(shell, hosts); !bytes.Equal(v, joined) {
+				t.Fatalf("step %d: %s = %x, want its shell and %d virtual hosts in order, %x", step, name, v, len(hosts), joined)
 			}
 		}
 		prevValues, prevVersions = values, versions

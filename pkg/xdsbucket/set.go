@@ -1,11 +1,13 @@
 package xdsbucket
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
@@ -91,10 +93,11 @@ type Set struct {
 	// change.
 	assembled *busv1.XdsSnapshot
 	// shells are the route configurations without their virtual hosts, by
-	// name, and hosts the virtual hosts by route configuration and suffix,
-	// so that assembling one route configuration reads only its own.
+	// name, and hosts the virtual hosts of each route configuration, kept
+	// sorted by [compareHosts] as they change, so that assembling one
+	// route configuration reads only its own and sorts nothing.
 	shells map[string]*busv1.XdsResource
-	hosts  map[string]map[string]*busv1.XdsResource
+	hosts  map[string][]*busv1.XdsResource
 	// routes are the assembled route configurations by name, and
 	// routeVersions their versions.
 	routes        map[string][]byte
@@ -109,7 +112,7 @@ type Set struct {
 func NewSet() *Set {
 	return &Set{entries: map[string]entry{}, tallies: map[string]*Tally{},
 		dirty: map[string]bool{}, dirtyRoutes: map[string]bool{},
-		shells: map[string]*busv1.XdsResource{}, hosts: map[string]map[string]*busv1.XdsResource{},
+		shells: map[string]*busv1.XdsResource{}, hosts: map[string][]*busv1.XdsResource{},
 		routes: map[string][]byte{}, routeVersions: map[string]string{}, routeParts: map[string][][]byte{}}
 }
 
@@ -184,20 +187,28 @@ func (s *Set) index(suffix string, e entry, add bool) {
 			delete(s.shells, e.res.GetName())
 		}
 	case KindVirtualHost:
+		// A route configuration's virtual hosts have distinct names, so
+		// the search finds the one to remove, or where to insert.
 		rc := e.res.GetRouteConfiguration()
 		hosts := s.hosts[rc]
+		i, found := slices.BinarySearchFunc(hosts, e.res, compareHosts)
 		switch {
-		case add && hosts == nil:
-			s.hosts[rc] = map[string]*busv1.XdsResource{suffix: e.res}
+		case add && found:
+			hosts[i] = e.res
 		case add:
-			hosts[suffix] = e.res
-		default:
-			delete(hosts, suffix)
-			if len(hosts) == 0 {
-				delete(s.hosts, rc)
-			}
+			s.hosts[rc] = slices.Insert(hosts, i, e.res)
+		case found && len(hosts) == 1:
+			delete(s.hosts, rc)
+		case found:
+			s.hosts[rc] = slices.Delete(hosts, i, i+1)
 		}
 	}
+}
+
+// compareHosts orders the virtual hosts of a route configuration: by
+// order, then by name.
+func compareHosts(a, b *busv1.XdsResource) int {
+	return cmp.Or(strings.Compare(a.GetOrder(), b.GetOrder()), strings.Compare(a.GetName(), b.GetName()))
 }
 
 func (s *Set) tally(k Kind) *Tally {
