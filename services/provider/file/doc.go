@@ -57,6 +57,13 @@
 // bus in a few milliseconds. Files whose content did not change are not
 // decoded again.
 //
+// A sync waits for the folder to be quiet for 5 ms, so that the events of
+// one write are read once, unless every file named since the last sync is
+// known to be whole: on Linux a second inotify watch reports each file
+// closed after a write or renamed into a folder, which fsnotify does not,
+// and such a file is read after 0.5 ms. A file removed or renamed away
+// still waits, in case it is being replaced.
+//
 // # Files caught mid-write
 //
 // A file written in place (`cat > f`, many editors) is empty or short for a

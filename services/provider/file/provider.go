@@ -33,6 +33,10 @@ const (
 	// microseconds of each other, and a route edit should reach Envoy in
 	// milliseconds.
 	settleDelay = 5 * time.Millisecond
+	// completeDelay is how long a sync waits when every file named since the
+	// last one is whole (see completions): long enough for fsnotify to
+	// deliver the events the kernel queued with the one that said so.
+	completeDelay = 500 * time.Microsecond
 	// maxSettleDelay bounds the wait for a quiet folder during a long burst.
 	maxSettleDelay = 100 * time.Millisecond
 	// suspectDelay is how long a file that lost objects (emptied,
@@ -134,16 +138,24 @@ func (p *Provider) Run(ctx context.Context) error {
 		return fmt.Errorf("file provider: watch %s: %w", p.dir, err)
 	}
 	defer func() { _ = w.Close() }()
+	done, err := newCompletions()
+	if err != nil {
+		p.log.Warn("watch for completed writes; every write is read once the folder is quiet", "path", p.dir, "error", err)
+	}
+	defer func() { _ = done.close() }()
 	r := &runner{
-		Provider: p,
-		watcher:  w,
-		folder:   newFolder(p.dir, p.log, p.maxBytes),
-		pub:      publisher{bus: p.bus, log: p.log},
-		marks:    syncmark.New(p.bus, "file"),
-		reported: map[string]bool{},
-		retry:    minRetry,
-		changed:  map[string]bool{},
-		full:     true,
+		Provider:    p,
+		watcher:     w,
+		completions: done,
+		folder:      newFolder(p.dir, p.log, p.maxBytes),
+		pub:         publisher{bus: p.bus, log: p.log},
+		marks:       syncmark.New(p.bus, "file"),
+		reported:    map[string]bool{},
+		retry:       minRetry,
+		changed:     map[string]bool{},
+		unsettled:   map[string]bool{},
+		completed:   map[string]bool{},
+		full:        true,
 	}
 	defer r.pub.stop()
 	return r.loop(ctx)
@@ -165,10 +177,11 @@ func (p *Provider) precompile(ctx context.Context, done chan<- struct{}) {
 // runner is the state of one Run.
 type runner struct {
 	*Provider
-	watcher *fsnotify.Watcher
-	folder  *folder
-	pub     publisher
-	marks   *syncmark.Marker
+	watcher     *fsnotify.Watcher
+	completions *completions // nil when there is none
+	folder      *folder
+	pub         publisher
+	marks       *syncmark.Marker
 	// reported holds the conflicts already logged.
 	reported map[string]bool
 	// retry is the delay before the next retry of a failed sync.
@@ -177,6 +190,10 @@ type runner struct {
 	// when the folder must be scanned again instead (see note).
 	changed map[string]bool
 	full    bool
+	// unsettled are the changed files that may still be being written:
+	// named by an event since the last sync and not known to be whole;
+	// completed are the files known to be whole since the last sync.
+	unsettled, completed map[string]bool
 }
 
 func (r *runner) loop(ctx context.Context) error {
@@ -188,18 +205,22 @@ func (r *runner) loop(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case ev, ok := <-r.watcher.Events:
-			if ok {
-				r.note(ev)
-			}
 			if !ok {
 				return fmt.Errorf("file provider: watcher of %s closed", r.dir)
+			}
+			if !r.note(ev) {
+				continue
 			}
 			now := time.Now()
 			if burst.IsZero() {
 				burst = now
 			}
 			if now.Sub(burst) < maxSettleDelay {
-				settle.Reset(settleDelay)
+				settle.Reset(r.delay())
+			}
+		case name := <-r.completions.Names():
+			if r.complete(name) && r.delay() == completeDelay {
+				settle.Reset(completeDelay)
 			}
 		case err, ok := <-r.watcher.Errors:
 			if !ok {
