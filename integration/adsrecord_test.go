@@ -43,12 +43,22 @@ type recorder struct {
 	errs      []error
 }
 
+// envoyWindow is Envoy's default HTTP/2 flow control window, of a stream
+// and of a connection (initial_stream_window_size and
+// initial_connection_window_size): 256 MiB. gRPC-Go's default window
+// starts at 64 KiB and grows with its estimate of the connection's
+// bandwidth-delay product, which on loopback stays small, so a response
+// of megabytes would wait for many window updates that an Envoy never
+// asks for.
+const envoyWindow = 256 << 20
+
 // record connects a recorder as an Envoy of nodeCluster to xdsAddr over
 // creds. It returns at once: the streams open when the server listens.
 func record(t testing.TB, xdsAddr, nodeCluster string, creds credentials.TransportCredentials) *recorder {
 	t.Helper()
 	conn, err := grpc.NewClient(xdsAddr, grpc.WithTransportCredentials(creds),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20)),
+		grpc.WithInitialWindowSize(envoyWindow), grpc.WithInitialConnWindowSize(envoyWindow),
 		grpc.WithConnectParams(grpc.ConnectParams{
 			Backoff:           backoff.Config{BaseDelay: 20 * time.Millisecond, Multiplier: 1.2, MaxDelay: 100 * time.Millisecond},
 			MinConnectTimeout: time.Second,

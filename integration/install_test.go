@@ -48,6 +48,13 @@ type installation struct {
 // needs no certificate; the security tests cover mTLS.
 func startServices(t testing.TB, dir string, providerEnv ...string) *installation {
 	t.Helper()
+	return startServicesWith(t, dir, nil, providerEnv...)
+}
+
+// startServicesWith is startServices with env added to the environment of
+// each service.
+func startServicesWith(t testing.TB, dir string, env []string, providerEnv ...string) *installation {
+	t.Helper()
 	tmp := t.TempDir()
 	natsAddr := freeAddr(t)
 	host, port, _ := strings.Cut(natsAddr, ":")
@@ -63,7 +70,7 @@ func startServices(t testing.TB, dir string, providerEnv ...string) *installatio
 		"xds":        {"GATEWIRE_XDS_ADDRESS=" + xdsAddr, "GATEWIRE_XDS_INSECURE=true"},
 		"infra":      {"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + filepath.Join(tmp, "bootstrap"), "GATEWIRE_INFRA_XDS_ADDRESS=" + xdsAddr, "GATEWIRE_XDS_INSECURE=true"},
 	}}
-	common := []string{"GATEWIRE_NATS_URL=nats://" + natsAddr, "GATEWIRE_SYSTEM=perf", "GATEWIRE_LOG_LEVEL=warn", "GATEWIRE_ADMIN_PPROF=true"}
+	common := append([]string{"GATEWIRE_NATS_URL=nats://" + natsAddr, "GATEWIRE_SYSTEM=perf", "GATEWIRE_LOG_LEVEL=warn", "GATEWIRE_ADMIN_PPROF=true"}, env...)
 	for name := range in.env {
 		in.admins[name] = freeAddr(t)
 		in.env[name] = append(append([]string{"GATEWIRE_ADMIN_ADDRESS=" + in.admins[name]}, common...), in.env[name]...)
@@ -83,14 +90,14 @@ func startServices(t testing.TB, dir string, providerEnv ...string) *installatio
 // on dir. xDS is served in plaintext (GATEWIRE_XDS_INSECURE=true): a
 // client of mTLS needs the CA standalone makes when it starts, and the
 // recorder connects before.
-func startStandalone(t testing.TB, dir string) *installation {
+func startStandalone(t testing.TB, dir string, env ...string) *installation {
 	t.Helper()
 	tmp := t.TempDir()
 	xdsAddr, natsAddr, admin := freeAddr(t), freeAddr(t), freeAddr(t)
 	in := &installation{admins: map[string]string{"gatewire": admin}}
 	in.recorder = record(t, xdsAddr, "bench/eg", insecure.NewCredentials())
 	in.began = time.Now()
-	in.procs = append(in.procs, start(t, "gatewire", []string{
+	in.procs = append(in.procs, start(t, "gatewire", append([]string{
 		"GATEWIRE_XDS_ADDRESS=" + xdsAddr,
 		"GATEWIRE_XDS_INSECURE=true",
 		"GATEWIRE_INFRA_XDS_ADDRESS=" + xdsAddr,
@@ -101,7 +108,7 @@ func startStandalone(t testing.TB, dir string) *installation {
 		"GATEWIRE_ADMIN_ADDRESS=" + admin,
 		"GATEWIRE_ADMIN_PPROF=true",
 		"GATEWIRE_LOG_LEVEL=warn",
-	}, "standalone", "-dir", dir))
+	}, env...), "standalone", "-dir", dir))
 	waitReady(t, in.procs[0], admin, 2*time.Minute)
 	return in
 }

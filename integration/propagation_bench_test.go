@@ -54,6 +54,9 @@ func benchSizes(b *testing.B) []int {
 //     RssAnon, the resident memory that is not the binary's own pages
 //     (which the system shares and may drop);
 //
+// BENCH_STAGES=1 also prints how long each stage of an edit's propagation
+// took, from the spans the processes export (see stages).
+//
 // BENCH_PROFILE=<folder> saves, per process, a CPU profile of the first
 // BENCH_PROFILE_SECONDS (default 10) of the cold start from the processes'
 // readiness (or of the edits, with BENCH_PROFILE_PHASE=edits) and a heap
@@ -86,11 +89,15 @@ type figures struct {
 }
 
 func propagation(b *testing.B, mode, dir string, n int) {
+	var st *stages
+	if os.Getenv("BENCH_STAGES") != "" {
+		st = newStages(b)
+	}
 	var in *installation
 	if mode == "services" {
-		in = startServices(b, dir)
+		in = startServicesWith(b, dir, st.env())
 	} else {
-		in = startStandalone(b, dir)
+		in = startStandalone(b, dir, st.env()...)
 	}
 	profiles, phase := os.Getenv("BENCH_PROFILE"), os.Getenv("BENCH_PROFILE_PHASE")
 	if phase == "" {
@@ -136,6 +143,7 @@ func propagation(b *testing.B, mode, dir string, n int) {
 		write(b, filepath.Join(dir, "routes", fmt.Sprintf("r%d.yaml", i)), editedRoute(i, value))
 		seen := r.waitFor(b, time.Minute, "edit "+value, resource.RouteType, func() bool { return r.routesContain([]byte(value)) })
 		edits = append(edits, float64(seen.Sub(wrote).Microseconds())/1000)
+		st.add(wrote, seen)
 	}
 	wg.Wait()
 	f.editLoad = loadavg(b)
@@ -156,6 +164,7 @@ func propagation(b *testing.B, mode, dir string, n int) {
 		}
 	}
 	f.report(b, mode, n)
+	st.report(b, mode, n)
 }
 
 // percentile is the p-th percentile of sorted, nearest rank.
@@ -191,5 +200,11 @@ func (f figures) report(b *testing.B, mode string, n int) {
 			fmt.Sprintf("%.0f / %.0f / %.0f MiB, %.2f s", f.rss[name], f.hwm[name], f.anon[name], f.cpu[name]), f.endLoad)
 	}
 	fmt.Fprintf(&t, "  %-34s %-28s load %.2f\n", "VmRSS of all processes", fmt.Sprintf("%.0f MiB", total), f.endLoad)
-	b.Log(t.String())
+	printTable(t.String())
+}
+
+// printTable prints a table of figures on the standard output: b.Log
+// would keep only its first ten lines.
+func printTable(table string) {
+	fmt.Print(table)
 }

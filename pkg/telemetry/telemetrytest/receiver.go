@@ -37,6 +37,9 @@ type Span struct {
 	SpanID       string
 	ParentSpanID string
 	Attributes   map[string]string
+	// Start and End are when the span began and ended, by the clock of
+	// the exporting process.
+	Start, End time.Time
 }
 
 // Receiver keeps the spans exported to it. It is safe for concurrent use.
@@ -102,6 +105,8 @@ func (r *Receiver) add(req *collectortrace.ExportTraceServiceRequest) {
 					TraceID: hex.EncodeToString(s.GetTraceId()), SpanID: hex.EncodeToString(s.GetSpanId()),
 					ParentSpanID: hex.EncodeToString(s.GetParentSpanId()),
 					Attributes:   attributes(s.GetAttributes()),
+					Start:        time.Unix(0, int64(s.GetStartTimeUnixNano())),
+					End:          time.Unix(0, int64(s.GetEndTimeUnixNano())),
 				})
 			}
 		}
