@@ -338,52 +338,6 @@ func (b *Builder) lose(host, listener string, changed map[string]bool) {
 	}
 }
 
-// diffBackends walks the last and the new backends, both sorted by name,
-// side by side.
-func (b *Builder) diffBackends(backends []*irv1.Backend, d *delta) error {
-	if slices.Equal(b.backends, backends) {
-		return nil
-	}
-	pieces := make([][2]*piece, len(backends))
-	i := 0
-	for j, be := range backends {
-		for i < len(b.backends) && b.backends[i].GetName() < be.GetName() {
-			d.swap(b.bpieces[i][0], nil)
-			d.swap(b.bpieces[i][1], nil)
-			i++
-		}
-		same := i < len(b.backends) && b.backends[i].GetName() == be.GetName()
-		if same && b.backends[i] == be {
-			pieces[j] = b.bpieces[i]
-		} else {
-			ps, err := encodeBackend(be)
-			if err != nil {
-				return err
-			}
-			var was [2]*piece
-			if same {
-				was = b.bpieces[i]
-			}
-			for k := range ps {
-				if was[k] != nil && was[k].res.GetVersion() == ps[k].res.GetVersion() {
-					ps[k] = was[k] // the same bytes: keep the piece
-				}
-				d.swap(was[k], ps[k])
-			}
-			pieces[j] = ps
-		}
-		if same {
-			i++
-		}
-	}
-	for ; i < len(b.backends); i++ {
-		d.swap(b.bpieces[i][0], nil)
-		d.swap(b.bpieces[i][1], nil)
-	}
-	b.backends, b.bpieces = backends, pieces
-	return nil
-}
-
 // diffAPIListeners brings the API listeners of proxyless clients up to
 // date: one per exact hostname of the virtual hosts of the HTTP listeners
 // that have a route configuration, named like it, whose routes are those
