@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gatewire/gatewire/pkg/telemetry/telemetrytest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // stages splits the propagation of each edit of BenchmarkPropagation into
@@ -111,19 +112,9 @@ func (s *stages) report(b *testing.B, mode string, n int) {
 	if s == nil {
 		return
 	}
-	var traces []trace
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var ok bool
-		if traces, ok = s.traces(s.receiver.Spans()); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Errorf("BENCH_STAGES: the spans of some of the %d edits did not arrive within 30s (%d spans received)", len(s.edits), len(s.receiver.Spans()))
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	traces := testkit.EventuallyValue(b, 30*time.Second, fmt.Sprintf("BENCH_STAGES: the spans of the %d edits", len(s.edits)), func() ([]trace, bool) {
+		return s.traces(s.receiver.Spans())
+	})
 	per := make([][]float64, len(stageNames))
 	var first []time.Duration
 	for k, t := range traces {
