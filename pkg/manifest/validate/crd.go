@@ -12,7 +12,6 @@ import (
 	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
@@ -69,8 +68,8 @@ type version struct {
 type schema struct {
 	structural *structuralschema.Structural
 	openAPI    apiservervalidation.SchemaValidator
-	// cel is nil when the version has no x-kubernetes-validations.
-	cel *cel.Validator
+	// rules is nil when the version has no x-kubernetes-validations.
+	rules *ruleNode
 }
 
 // compileNanos is the time spent so far reading and compiling schemas.
@@ -151,11 +150,11 @@ func compile(def *apiextensionsv1.CustomResourceValidation) (*schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &schema{
-		structural: s,
-		openAPI:    openAPI,
-		cel:        cel.NewValidator(s, true, celconfig.PerCallLimit),
-	}, nil
+	rules, err := compileRules(s, celconfig.PerCallLimit)
+	if err != nil {
+		return nil, err
+	}
+	return &schema{structural: s, openAPI: openAPI, rules: rules}, nil
 }
 
 // Precompile compiles now, rather than on first use, the schemas of the

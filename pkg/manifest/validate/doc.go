@@ -16,7 +16,12 @@
 //  4. the OpenAPI v3 schema (types, enums, patterns, lengths, required fields),
 //     embedded resources and x-kubernetes-list-type set/map uniqueness;
 //  5. the CEL rules (x-kubernetes-validations), unless step 4 found an error
-//     that blocks them, as the API server does.
+//     that blocks them, as the API server does. The rules are compiled by
+//     apiextensions' cel.Compile and evaluated by this package (rules.go),
+//     with the API server's errors and cost budget: apiextensions' own
+//     evaluator rebuilds schema adapters on every field a rule reads, which
+//     more than doubled the cost of validating an HTTPRoute. A test checks
+//     that both give the same errors on every object of the tests.
 //
 // The object is checked against the schema of the version it names when the
 // CustomResourceDefinition serves that version, and against the storage

@@ -72,13 +72,13 @@ func gatewayObject(c *crd, version string, obj map[string]any) field.ErrorList {
 	ctx := context.Background()
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, obj, s.structural, false)...)
 	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, s.structural, obj)...)
-	if s.cel == nil {
+	if s.rules == nil {
 		return errs
 	}
 	if blocked := blockingError(errs); blocked != nil {
 		return append(errs, blocked)
 	}
-	celErrs, _ := s.cel.Validate(ctx, nil, s.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+	celErrs, _ := s.rules.validate(ctx, nil, obj, celconfig.RuntimeCELCostBudget)
 	return append(errs, celErrs...)
 }
 

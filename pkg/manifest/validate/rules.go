@@ -1,0 +1,322 @@
+package validate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/interpreter"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	apiextcel "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/common"
+	"k8s.io/apiserver/pkg/cel/environment"
+)
+
+// ruleNode holds the compiled CEL rules (x-kubernetes-validations) of one
+// schema node and the nodes under it that have rules. Its validate does on
+// create what the apiextensions-apiserver's cel.Validator does, with the same
+// errors, in the same order, under the same cost budget.
+//
+// It is ours, not cel.Validator, for speed: cel.Validator hands CEL each value
+// with a new model.Structural adapter, whose Properties copies the schema of
+// every property of the node, and CEL calls it on every field a rule reads.
+// That was more than half of validating an HTTPRoute. A ruleNode's values
+// read schemas whose adapters are built once (celSchema).
+//
+// Its rules are compiled by cel.Compile, as the API server compiles them.
+// Rules under allOf are refused when compiling: the Gateway API CRDs have
+// none.
+type ruleNode struct {
+	// schema is the node's schema; for the root of a resource, with kind,
+	// apiVersion and metadata.name and generateName declared, as CEL sees it.
+	schema *structuralschema.Structural
+	// self is schema as CEL reads values of it.
+	self     common.Schema
+	rules    apiextensionsv1.ValidationRules
+	compiled []apiextcel.CompilationResult
+	// err is the compiler's error, reported on every object, as the API
+	// server reports it.
+	err error
+
+	items, additional *ruleNode
+	properties        map[string]*ruleNode
+}
+
+// compileRules compiles the CEL rules of a resource's schema; nil when it
+// has none.
+func compileRules(s *structuralschema.Structural, perCallLimit uint64) (*ruleNode, error) {
+	if err := rulesUnderAllOf(s, field.NewPath("openAPIV3Schema")); err != nil {
+		return nil, err
+	}
+	if !hasRules(s) {
+		return nil, nil
+	}
+	envSet := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
+	return newRuleNode(s, newCELSchema(s), true, model.SchemaDeclType(s, true), perCallLimit, envSet), nil
+}
+
+// newRuleNode mirrors the apiextensions-apiserver's construction of a
+// cel.Validator for s, whose CEL adapter is self and CEL type declType; nil
+// when nothing at or under s has rules.
+func newRuleNode(s *structuralschema.Structural, self *celSchema, isResourceRoot bool, declType *apiservercel.DeclType, perCallLimit uint64, envSet *environment.EnvSet) *ruleNode {
+	if !hasRules(s) {
+		return nil
+	}
+	compiled, err := apiextcel.Compile(s, declType, perCallLimit, envSet, apiextcel.StoredExpressionsEnvLoader())
+	n := &ruleNode{schema: s, self: self, rules: s.XValidations, compiled: compiled, err: err}
+	if isResourceRoot {
+		n.schema = model.WithTypeAndObjectMeta(s)
+		n.self = newCELSchema(n.schema)
+	}
+	var elem *apiservercel.DeclType
+	if declType != nil {
+		elem = declType.ElemType
+	}
+	if s.Items != nil {
+		n.items = newRuleNode(s.Items, self.items.(*celSchema), s.Items.XEmbeddedResource, elem, perCallLimit, envSet)
+	}
+	if ap := s.AdditionalProperties; ap != nil && ap.Structural != nil {
+		n.additional = newRuleNode(ap.Structural, self.additional.Schema().(*celSchema), ap.Structural.XEmbeddedResource, elem, perCallLimit, envSet)
+	}
+	for name := range s.Properties {
+		prop := self.properties[name].(*celSchema)
+		var fieldType *apiservercel.DeclType
+		if escaped, ok := apiservercel.Escape(name); ok {
+			if declType == nil || declType.Fields[escaped] == nil {
+				continue // fields of unknown types are not validated, as upstream
+			}
+			fieldType = declType.Fields[escaped].Type
+		} else if fieldType = model.SchemaDeclType(prop.Structural.Structural, prop.Structural.Structural.XEmbeddedResource); fieldType == nil {
+			continue
+		}
+		if p := newRuleNode(prop.Structural.Structural, prop, prop.Structural.Structural.XEmbeddedResource, fieldType, perCallLimit, envSet); p != nil {
+			if n.properties == nil {
+				n.properties = map[string]*ruleNode{}
+			}
+			n.properties[name] = p
+		}
+	}
+	return n
+}
+
+// hasRules reports whether s or a schema under it has CEL rules.
+func hasRules(s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	if len(s.XValidations) > 0 || hasRules(s.Items) {
+		return true
+	}
+	if s.AdditionalProperties != nil && hasRules(s.AdditionalProperties.Structural) {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasRules(&p) {
+			return true
+		}
+	}
+	return false
+}
+
+// rulesUnderAllOf returns an error naming the first allOf of s that holds
+// CEL rules, which compileRules does not evaluate.
+func rulesUnderAllOf(s *structuralschema.Structural, path *field.Path) error {
+	if s == nil {
+		return nil
+	}
+	if s.ValueValidation != nil {
+		for i, a := range s.ValueValidation.AllOf {
+			if nestedHasRules(&a) {
+				return fmt.Errorf("%s: x-kubernetes-validations under allOf are not supported", path.Child("allOf").Index(i))
+			}
+		}
+	}
+	if err := rulesUnderAllOf(s.Items, path.Child("items")); err != nil {
+		return err
+	}
+	if s.AdditionalProperties != nil {
+		if err := rulesUnderAllOf(s.AdditionalProperties.Structural, path.Child("additionalProperties")); err != nil {
+			return err
+		}
+	}
+	for name, p := range s.Properties {
+		if err := rulesUnderAllOf(&p, path.Child("properties").Key(name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nestedHasRules(n *structuralschema.NestedValueValidation) bool {
+	if n == nil {
+		return false
+	}
+	if len(n.ValidationExtensions.XValidations) > 0 || nestedHasRules(n.Items) || nestedHasRules(n.AdditionalProperties) {
+		return true
+	}
+	for _, p := range n.Properties {
+		if nestedHasRules(&p) {
+			return true
+		}
+	}
+	return false
+}
+
+// validate evaluates the rules of n and of the nodes under it on obj, at
+// path, within budget; it returns their errors and what is left of the
+// budget, negative when it ran out.
+func (n *ruleNode) validate(ctx context.Context, path *field.Path, obj any, budget int64) (field.ErrorList, int64) {
+	if n == nil || obj == nil || budget < 0 {
+		return nil, budget
+	}
+	errs, budget := n.evaluate(ctx, path, obj, budget)
+	if budget < 0 {
+		return errs, budget
+	}
+	under := func(sub *ruleNode, path *field.Path, v any) bool {
+		var e field.ErrorList
+		e, budget = sub.validate(ctx, path, v, budget)
+		errs = append(errs, e...)
+		return budget >= 0
+	}
+	switch obj := obj.(type) {
+	case []any:
+		if n.items != nil {
+			for i, v := range obj {
+				if !under(n.items, path.Index(i), v) {
+					break
+				}
+			}
+		}
+	case map[string]any:
+		if n.additional != nil {
+			for k, v := range obj {
+				if !under(n.additional, path.Key(k), v) {
+					return errs, budget
+				}
+			}
+		}
+		if n.properties != nil {
+			for k, v := range obj {
+				if sub := n.properties[k]; sub != nil && !under(sub, path.Child(k), v) {
+					return errs, budget
+				}
+			}
+		}
+	}
+	return errs, budget
+}
+
+// errOutOfBudget is the API server's detail when the rules of one object
+// cost more than the budget.
+const errOutOfBudget = "validation failed due to running out of cost budget, no further validation rules will be run"
+
+// evaluate evaluates the rules of n itself on obj, as cel.Validator's
+// validateExpressions does with no old object.
+func (n *ruleNode) evaluate(ctx context.Context, path *field.Path, obj any, budget int64) (field.ErrorList, int64) {
+	typ := n.schema.Type
+	switch {
+	case n.err != nil:
+		return field.ErrorList{field.Invalid(path, typ, fmt.Sprintf("rule compiler initialization error: %v", n.err))}, budget
+	case len(n.compiled) == 0:
+		return nil, budget
+	case budget <= 0:
+		return field.ErrorList{field.Invalid(path, typ, errOutOfBudget)}, -1
+	}
+	act := &activation{self: common.UnstructuredToVal(obj, n.self)}
+	optional := &activation{self: act.self, optionalOldSelf: true}
+	var errs field.ErrorList
+	for i, c := range n.compiled {
+		rule := n.rules[i]
+		if c.Error != nil {
+			errs = append(errs, field.Invalid(path, typ, fmt.Sprintf("rule compile error: %v", c.Error)))
+			continue
+		}
+		isOptional := rule.OptionalOldSelf != nil && *rule.OptionalOldSelf
+		if c.Program == nil || c.UsesOldSelf && !isOptional {
+			continue // a transition rule: it only applies to updates
+		}
+		ruleAct := act
+		if isOptional {
+			ruleAct = optional
+		}
+		result, details, err := c.Program.ContextEval(ctx, ruleAct)
+		if details == nil || details.ActualCost() == nil {
+			msg := fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(rule))
+			if details == nil {
+				return append(errs, field.InternalError(path, errors.New(msg))), -1
+			}
+			return append(errs, field.Invalid(path, typ, msg)), -1
+		}
+		if cost := *details.ActualCost(); cost > math.MaxInt64 || int64(cost) > budget {
+			return append(errs, field.Invalid(path, typ, errOutOfBudget)), -1
+		} else {
+			budget -= int64(cost)
+		}
+		if err != nil {
+			switch msg := err.Error(); {
+			case strings.HasPrefix(msg, "no such overload"):
+				errs = append(errs, field.Invalid(path, typ, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", err, ruleErrorString(rule))))
+			case strings.HasPrefix(msg, "operation cancelled: actual cost limit exceeded"):
+				return append(errs, field.Invalid(path, typ, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", err, ruleErrorString(rule)))), -1
+			default:
+				errs = append(errs, field.Invalid(path, typ, fmt.Sprintf("%v evaluating rule: %v", err, ruleErrorString(rule))))
+			}
+			continue
+		}
+		if result == types.True {
+			continue
+		}
+		at := path
+		if c.NormalizedRuleFieldPath != "" {
+			at = at.Child(c.NormalizedRuleFieldPath)
+		}
+		detail := ruleMessageOrDefault(rule)
+		if c.MessageExpression != nil {
+			msg, left, msgErr := evalMessageExpression(ctx, c.MessageExpression, rule.MessageExpression, act, budget)
+			switch {
+			case msgErr == nil:
+				detail, budget = msg, left
+			case msgErr.Type == apiservercel.ErrorTypeInternal:
+				return append(errs, field.InternalError(at, msgErr)), -1
+			case msgErr.Type == apiservercel.ErrorTypeInvalid:
+				return append(errs, field.Invalid(at, typ, msgErr.Error())), -1
+			default:
+				budget = left // the API server logs it and keeps the rule's message
+			}
+		}
+		var value any = obj
+		if typ == "object" || typ == "array" {
+			value = field.OmitValueType{}
+		}
+		errs = append(errs, fieldErrorForReason(at, value, detail, rule.Reason))
+	}
+	return errs, budget
+}
+
+// activation resolves self, and oldSelf as an absent optional for a rule
+// with optionalOldSelf: an object being created has no old self.
+type activation struct {
+	self            ref.Val
+	optionalOldSelf bool
+}
+
+func (a *activation) ResolveName(name string) (any, bool) {
+	switch {
+	case name == apiextcel.ScopedVarName:
+		return a.self, true
+	case name == apiextcel.OldScopedVarName && a.optionalOldSelf:
+		return types.OptionalNone, true
+	}
+	return nil, false
+}
+
+func (a *activation) Parent() interpreter.Activation { return nil }

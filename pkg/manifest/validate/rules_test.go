@@ -1,0 +1,194 @@
+package validate
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	apiextcel "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gatewire/gatewire/pkg/gatewaytest"
+)
+
+// craftedSchema has a rule for each way a CEL rule can fail or be skipped:
+// messages, message expressions that fail, reasons, field paths, transition
+// and optionalOldSelf rules, runtime errors, rules on map values and list
+// items, and a rule whose cost grows with its input.
+const craftedSchema = `
+openAPIV3Schema:
+  type: object
+  properties:
+    spec:
+      type: object
+      x-kubernetes-validations:
+      - {rule: "self.a <= self.b", message: "a must not exceed b"}
+      - {rule: "self.a != 3", messageExpression: "'a is ' + string(self.a)"}
+      - {rule: "self.a != 4", messageExpression: "''", message: "not four"}
+      - {rule: "self.a != 5", messageExpression: "'line\\nbreak'"}
+      - {rule: "self.a != 8", messageExpression: "'eight: ' + self.words[0]"}
+      - {rule: "!has(self.name) || self.name != 'x'", reason: FieldValueForbidden, fieldPath: ".name"}
+      - {rule: "has(self.name)", reason: FieldValueRequired, fieldPath: ".name", message: name is required}
+      - {rule: "self.a != 6", reason: FieldValueDuplicate}
+      - {rule: "self == oldSelf", message: immutable}
+      - {rule: "!oldSelf.hasValue() || oldSelf.value().a == self.a", optionalOldSelf: true}
+      - {rule: "oldSelf.hasValue() || self.a != 7", optionalOldSelf: true, message: seven is not new}
+      - {rule: "self.a / self.zero >= 0"}
+      - {rule: "!has(self.words) || self.words.all(w, self.words.exists(x, x == w))", message: quadratic}
+      properties:
+        a: {type: integer}
+        b: {type: integer}
+        zero: {type: integer}
+        name: {type: string, maxLength: 10}
+        flag: {type: boolean, x-kubernetes-validations: [{rule: "true"}]}
+        labels:
+          type: object
+          additionalProperties:
+            type: string
+            maxLength: 20
+            x-kubernetes-validations: [{rule: "self != 'bad'"}]
+        entries:
+          type: array
+          maxItems: 100
+          items:
+            type: object
+            properties:
+              num: {type: integer}
+            x-kubernetes-validations: [{rule: "true"}, {rule: "self.num >= 0", message: num must not be negative}]
+        words:
+          type: array
+          maxItems: 50
+          items: {type: string, maxLength: 64}
+`
+
+// craftedObjects are specs for craftedSchema, each failing some of its rules.
+// None has more than one key with rules in a map: when the budget runs out in
+// the middle of a map, which keys were checked depends on the order Go
+// iterates it in, for the API server as for ruleNode (manyLabels is checked
+// with the whole budget only).
+var craftedObjects = []string{
+	`{a: 1, b: 2, zero: 1, name: ok, flag: true}`,
+	`{a: 3, b: 2, zero: 1}`,
+	`{a: 4, b: 9, zero: 1, name: x}`,
+	`{a: 5, b: 9, zero: 0, name: ok}`,
+	`{a: 6, b: 9, zero: 1, name: ok}`,
+	`{a: 7, b: 9, zero: 1, name: ok}`,
+	`{a: 8, b: 9, zero: 1, name: ok, words: []}`,
+	`{a: 8, b: 9, zero: 1, name: ok, words: [w]}`,
+	`{a: 1, b: 2, zero: 1, name: ok, labels: {k1: bad}}`,
+	`{a: 1, b: 2, zero: 1, name: ok, entries: [{num: 1}, {num: -1}, {num: -2}]}`,
+	`{a: 1, b: 2, zero: 1, name: ok, words: ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p"]}`,
+}
+
+const manyLabels = `{a: 1, b: 2, zero: 1, name: ok, labels: {k1: bad, k2: good, k3: bad}}`
+
+// TestRulesMatchUpstream checks that ruleNode gives the errors, and leaves
+// the budget, that the apiextensions-apiserver's cel.Validator gives and
+// leaves: on the crafted schema, with every budget from none to what all but the quadratic rule cost, and the API server's,
+// and a per-call limit low enough to stop the quadratic rule; and on every
+// Gateway API object of the package's tests and of the benchmark.
+func TestRulesMatchUpstream(t *testing.T) {
+	var def apiextensionsv1.CustomResourceValidation
+	if err := yaml.Unmarshal([]byte(craftedSchema), &def); err != nil {
+		t.Fatal(err)
+	}
+	s, err := compile(&def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var budgets []int64 // every budget up to what all but the quadratic rule cost
+	for b := range int64(200) {
+		budgets = append(budgets, b)
+	}
+	for _, limit := range []uint64{celconfig.PerCallLimit, 40} {
+		ours, err := compileRules(s.structural, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		upstream := apiextcel.NewValidator(s.structural, true, limit)
+		for i, spec := range craftedObjects {
+			obj := object(t, "apiVersion: test/v1\nkind: Crafted\nmetadata: {name: c}\nspec: "+spec)
+			for _, budget := range append(budgets, celconfig.RuntimeCELCostBudget) {
+				name := fmt.Sprintf("limit %d, object %d, budget %d", limit, i, budget)
+				compareRules(t, name, s.structural, ours, upstream, obj, budget)
+			}
+		}
+		obj := object(t, "apiVersion: test/v1\nkind: Crafted\nmetadata: {name: c}\nspec: "+manyLabels)
+		compareRules(t, "many labels", s.structural, ours, upstream, obj, celconfig.RuntimeCELCostBudget)
+	}
+
+	var kinds []struct{ name, in string }
+	for _, tc := range cases {
+		kinds = append(kinds, struct{ name, in string }{tc.name, tc.in})
+	}
+	kinds = append(kinds, serverCases...)
+	for i := range 20 {
+		kinds = append(kinds, struct{ name, in string }{fmt.Sprintf("route %d", i), gatewaytest.TenantRoute("bench", "eg", i)})
+	}
+	checked := 0
+	for _, tc := range kinds {
+		obj := object(t, tc.in)
+		kind, _ := obj["kind"].(string)
+		group, version := splitAPIVersion(obj["apiVersion"].(string))
+		if crds[kind] == nil || group != GatewayGroup {
+			continue
+		}
+		s, err := crds[kind].schema(version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Object(obj) // defaults obj, as before the rules run
+		upstream := apiextcel.NewValidator(s.structural, true, celconfig.PerCallLimit)
+		compareRules(t, tc.name, s.structural, s.rules, upstream, obj, celconfig.RuntimeCELCostBudget)
+		checked++
+	}
+	if checked < 30 {
+		t.Fatalf("only %d Gateway API objects checked", checked)
+	}
+}
+
+func compareRules(t *testing.T, name string, s *structuralschema.Structural, ours *ruleNode, upstream *apiextcel.Validator, obj map[string]any, budget int64) {
+	t.Helper()
+	ctx := context.Background()
+	want, wantLeft := upstream.Validate(ctx, nil, s, obj, nil, budget)
+	got, gotLeft := ours.validate(ctx, nil, obj, budget)
+	if w, g := sortedErrors(want), sortedErrors(got); !slices.Equal(w, g) || wantLeft != gotLeft {
+		t.Errorf("%s: upstream gives (budget left %d)\n%s\nruleNode gives (budget left %d)\n%s",
+			name, wantLeft, strings.Join(w, "\n"), gotLeft, strings.Join(g, "\n"))
+	}
+}
+
+func sortedErrors(errs field.ErrorList) []string {
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = string(e.Type) + " " + e.Error()
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestRulesUnderAllOf checks that a schema with rules compileRules would
+// not evaluate is refused, naming where they are.
+func TestRulesUnderAllOf(t *testing.T) {
+	var def apiextensionsv1.CustomResourceValidation
+	if err := yaml.Unmarshal([]byte(`
+openAPIV3Schema:
+  type: object
+  properties:
+    spec:
+      type: object
+      properties: {a: {type: integer}}
+      allOf: [{x-kubernetes-validations: [{rule: "self.a > 0"}]}]`), &def); err != nil {
+		t.Fatal(err)
+	}
+	_, err := compile(&def)
+	if err == nil || !strings.Contains(err.Error(), "openAPIV3Schema.properties[spec].allOf[0]") {
+		t.Fatalf("got %v, want an error naming openAPIV3Schema.properties[spec].allOf[0]", err)
+	}
+}
