@@ -4,13 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gatewire/gatewire/pkg/manifest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
@@ -89,17 +91,17 @@ func marshalDoc(doc any) ([]byte, error) {
 
 // write prints docs: YAML documents separated by "---", or one JSON value (a
 // v1 List of the objects for the status output, an array of the gateways'
-// documents otherwise).
+// documents otherwise). Documents are encoded in parallel, a batch at a
+// time, and printed in order.
 func write(w io.Writer, format, output string, docs []any) error {
-	raw := make([]json.RawMessage, len(docs))
-	for i, d := range docs {
-		b, err := marshalDoc(d)
-		if err != nil {
+	if format == "json" {
+		raw := make([]json.RawMessage, len(docs))
+		if err := encodeAll(len(docs), func(i int) (err error) {
+			raw[i], err = marshalDoc(docs[i])
+			return err
+		}); err != nil {
 			return err
 		}
-		raw[i] = b
-	}
-	if format == "json" {
 		var v any = raw
 		if output == "status" {
 			v = map[string]any{"apiVersion": "v1", "kind": "List", "items": raw}
@@ -111,17 +113,49 @@ func write(w io.Writer, format, output string, docs []any) error {
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	}
-	for i, b := range raw {
-		y, err := yaml.JSONToYAML(b)
-		if err != nil {
+	const batch = 256
+	out := make([][]byte, batch)
+	for start := 0; start < len(docs); start += batch {
+		part := docs[start:min(start+batch, len(docs))]
+		if err := encodeAll(len(part), func(i int) error {
+			b, err := marshalDoc(part[i])
+			if err == nil {
+				out[i], err = jsonToYAML(b)
+			}
+			return err
+		}); err != nil {
 			return err
 		}
-		if i > 0 {
-			if _, err := io.WriteString(w, "---\n"); err != nil {
+		for i := range part {
+			if start+i > 0 {
+				if _, err := io.WriteString(w, "---\n"); err != nil {
+					return err
+				}
+			}
+			if _, err := w.Write(out[i]); err != nil {
 				return err
 			}
 		}
-		if _, err := w.Write(y); err != nil {
+	}
+	return nil
+}
+
+// encodeAll calls encode(i) for every i below n, on as many goroutines as
+// there are processors, and returns the error of the first i that failed.
+func encodeAll(n int, encode func(i int) error) error {
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				errs[i] = encode(i)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}
