@@ -46,7 +46,7 @@ func (f *folder) decodeAll() {
 
 // decoded records what the file at path decoded to.
 func (f *folder) decoded(path string, src *source, objects []manifest.Object, problems []manifest.Problem) {
-	src.problems = problems
+	f.setProblems(path, src, problems)
 	if len(problems) > 0 {
 		for _, p := range problems {
 			f.log.Error("file problem", "path", p.Path, "line", p.Line, "error", p.Message)

@@ -12,8 +12,9 @@ import (
 // The folder keeps its merged view up to date as files change, so that an
 // edit costs what it touches: defs holds, by resources bucket key, every
 // document that defines the object, in path then document order; want
-// holds the winner of each, the first. A key whose definitions changed is
-// touched until the next take.
+// holds the winner of each, the first; conflicted holds the keys defined
+// more than once. A key whose definitions changed is touched until the
+// next take.
 
 // ref names one object of a source: its path and its place in the objects.
 type ref struct {
@@ -47,6 +48,11 @@ func (f *folder) setObjects(path string, src *source, objects []manifest.Object)
 func (f *folder) touch(key string) {
 	f.touched[key] = true
 	refs := f.defs[key]
+	if len(refs) > 1 {
+		f.conflicted[key] = true
+	} else {
+		delete(f.conflicted, key)
+	}
 	if len(refs) == 0 {
 		delete(f.defs, key)
 		delete(f.want, key)
@@ -66,13 +72,11 @@ func (f *folder) take() map[string]bool {
 // the last good content of every file (the caller must not change the map).
 // When two documents define the same object, the first in path order (then
 // document order) wins and the other is returned as a problem that names
-// both places.
+// both places. It costs what the conflicts cost, not what the folder holds.
 func (f *folder) merge() (map[string]manifest.Object, []manifest.Problem) {
 	var conflicts []manifest.Problem
-	for key, refs := range f.defs {
-		if len(refs) < 2 {
-			continue
-		}
+	for key := range f.conflicted {
+		refs := f.defs[key]
 		first := f.want[key]
 		for _, r := range refs[1:] {
 			o := f.sources[r.path].objects[r.i]

@@ -55,15 +55,18 @@ type folder struct {
 	rootProblem *manifest.Problem
 	// decodes are the files read and not decoded yet (see decodeAll).
 	decodes []decodeJob
-	// defs, want and touched are the merged view (see merge.go).
-	defs    map[string][]ref
-	want    map[string]manifest.Object
-	touched map[string]bool
+	// defs, want, touched and conflicted are the merged view (see merge.go).
+	defs       map[string][]ref
+	want       map[string]manifest.Object
+	touched    map[string]bool
+	conflicted map[string]bool
+	// troubled holds the paths of the sources that have problems.
+	troubled map[string]bool
 }
 
 func newFolder(root string, log *slog.Logger, maxBytes int64) *folder {
 	return &folder{root: root, log: log, maxBytes: maxBytes, sources: map[string]*source{}, dirs: map[string]bool{},
-		defs: map[string][]ref{}, want: map[string]manifest.Object{}, touched: map[string]bool{}}
+		defs: map[string][]ref{}, want: map[string]manifest.Object{}, touched: map[string]bool{}, conflicted: map[string]bool{}, troubled: map[string]bool{}}
 }
 
 // holds reports whether the objects published from path must be kept
@@ -170,6 +173,7 @@ func (f *folder) remove(path string) {
 		f.log.Info("file removed", "path", path)
 		f.setObjects(path, src, nil)
 		delete(f.sources, path)
+		delete(f.troubled, path)
 	}
 }
 
@@ -242,7 +246,18 @@ func (f *folder) readProblem(path string, err error) {
 		f.log.Error("file problem", "path", path, "line", 0, "error", msg)
 	}
 	src.read = false
-	src.problems = []manifest.Problem{{Path: path, Message: msg}}
+	f.setProblems(path, src, []manifest.Problem{{Path: path, Message: msg}})
+}
+
+// setProblems makes problems those of the source at path, and keeps
+// troubled, the paths of the sources with problems, up to date.
+func (f *folder) setProblems(path string, src *source, problems []manifest.Problem) {
+	src.problems = problems
+	if len(problems) > 0 {
+		f.troubled[path] = true
+	} else {
+		delete(f.troubled, path)
+	}
 }
 
 // problems returns the current problems of the folder and its files, by path
@@ -252,11 +267,9 @@ func (f *folder) problems() []manifest.Problem {
 	if f.rootProblem != nil {
 		out = append(out, *f.rootProblem)
 	}
-	var troubled []string
-	for p, src := range f.sources {
-		if len(src.problems) > 0 {
-			troubled = append(troubled, p)
-		}
+	troubled := make([]string, 0, len(f.troubled))
+	for p := range f.troubled {
+		troubled = append(troubled, p)
 	}
 	sort.Strings(troubled)
 	for _, p := range troubled {
