@@ -13,7 +13,6 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/xdsbucket"
@@ -104,7 +103,7 @@ func printProto(w io.Writer, format string, m proto.Message) error {
 // printJSON prints a JSON document indented, or as YAML.
 func printJSON(w io.Writer, format string, data []byte) error {
 	if format == "yaml" {
-		y, err := yaml.JSONToYAML(data)
+		y, err := jsonToYAML(data)
 		if err != nil {
 			return err
 		}

@@ -14,7 +14,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
@@ -212,7 +211,7 @@ func textEntry(e *bus.Entry, l tapLine) []byte {
 		fmt.Fprintf(&b, "  error: %s\n", l.Error)
 	}
 	if l.Value != nil {
-		y, err := yaml.JSONToYAML(l.Value)
+		y, err := jsonToYAML(l.Value)
 		if err != nil {
 			y = l.Value
 		}

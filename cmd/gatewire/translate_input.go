@@ -102,19 +102,12 @@ func readInputs(paths []string, stdin io.Reader, done, total *atomic.Int64) ([]m
 		total.Store(int64(len(files)))
 	}
 	results := make([]decoded, len(files))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(len(files), runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
-				results[i] = decodeInput(files[i], stdin)
-				if done != nil {
-					done.Add(1)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	parallel(len(files), func(i int) {
+		results[i] = decodeInput(files[i], stdin)
+		if done != nil {
+			done.Add(1)
+		}
+	})
 	var objects []manifest.Object
 	for _, r := range results {
 		objects, problems = append(objects, r.objects...), append(problems, r.problems...)
@@ -147,4 +140,19 @@ func readFile(path string, stdin io.Reader) ([]byte, error) {
 		return manifest.ReadAll(stdin, stdinName, maxInputBytes)
 	}
 	return manifest.ReadFile(path, maxInputBytes)
+}
+
+// parallel calls fn(0) to fn(n-1) on up to GOMAXPROCS goroutines and returns
+// when every call has returned.
+func parallel(n int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
@@ -140,20 +137,11 @@ func write(w io.Writer, format, output string, docs []any) error {
 	return nil
 }
 
-// encodeAll calls encode(i) for every i below n, on as many goroutines as
-// there are processors, and returns the error of the first i that failed.
+// encodeAll calls encode(i) for every i below n, in parallel, and returns
+// the error of the first i that failed.
 func encodeAll(n int, encode func(i int) error) error {
 	errs := make([]error, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				errs[i] = encode(i)
-			}
-		})
-	}
-	wg.Wait()
+	parallel(n, func(i int) { errs[i] = encode(i) })
 	for _, err := range errs {
 		if err != nil {
 			return err

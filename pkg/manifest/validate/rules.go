@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/google/cel-go/common/types"
@@ -51,63 +52,78 @@ type ruleNode struct {
 }
 
 // compileRules compiles the CEL rules of a resource's schema; nil when it
-// has none.
+// has none. Rules under allOf are an error that names where they are.
 func compileRules(s *structuralschema.Structural, perCallLimit uint64) (*ruleNode, error) {
-	if err := rulesUnderAllOf(s, field.NewPath("openAPIV3Schema")); err != nil {
-		return nil, err
-	}
 	if !hasRules(s) {
-		return nil, nil
+		return nil, nil // and no adapters to build
 	}
 	envSet := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
-	return newRuleNode(s, newCELSchema(s), true, model.SchemaDeclType(s, true), perCallLimit, envSet), nil
+	return newRuleNode(s, newCELSchema(s), true, model.SchemaDeclType(s, true), perCallLimit, envSet, field.NewPath("openAPIV3Schema"))
 }
 
 // newRuleNode mirrors the apiextensions-apiserver's construction of a
-// cel.Validator for s, whose CEL adapter is self and CEL type declType; nil
-// when nothing at or under s has rules.
-func newRuleNode(s *structuralschema.Structural, self *celSchema, isResourceRoot bool, declType *apiservercel.DeclType, perCallLimit uint64, envSet *environment.EnvSet) *ruleNode {
+// cel.Validator for s, at path, whose CEL adapter is self and CEL type
+// declType; nil when nothing at or under s has rules.
+func newRuleNode(s *structuralschema.Structural, self *celSchema, isResourceRoot bool, declType *apiservercel.DeclType, perCallLimit uint64, envSet *environment.EnvSet, path *field.Path) (*ruleNode, error) {
 	if !hasRules(s) {
-		return nil
+		return nil, nil
+	}
+	if s.ValueValidation != nil {
+		for i, a := range s.ValueValidation.AllOf {
+			if nestedHasRules(&a) {
+				return nil, fmt.Errorf("%s: x-kubernetes-validations under allOf are not supported", path.Child("allOf").Index(i))
+			}
+		}
 	}
 	compiled, err := apiextcel.Compile(s, declType, perCallLimit, envSet, apiextcel.StoredExpressionsEnvLoader())
 	n := &ruleNode{schema: s, self: self, rules: s.XValidations, compiled: compiled, err: err}
-	if isResourceRoot {
-		n.schema = model.WithTypeAndObjectMeta(s)
-		n.self = newCELSchema(n.schema)
-	}
 	var elem *apiservercel.DeclType
 	if declType != nil {
 		elem = declType.ElemType
 	}
+	var e error
 	if s.Items != nil {
-		n.items = newRuleNode(s.Items, self.items.(*celSchema), s.Items.XEmbeddedResource, elem, perCallLimit, envSet)
+		if n.items, e = newRuleNode(s.Items, self.items.(*celSchema), s.Items.XEmbeddedResource, elem, perCallLimit, envSet, path.Child("items")); e != nil {
+			return nil, e
+		}
 	}
 	if ap := s.AdditionalProperties; ap != nil && ap.Structural != nil {
-		n.additional = newRuleNode(ap.Structural, self.additional.Schema().(*celSchema), ap.Structural.XEmbeddedResource, elem, perCallLimit, envSet)
+		if n.additional, e = newRuleNode(ap.Structural, self.additional.Schema().(*celSchema), ap.Structural.XEmbeddedResource, elem, perCallLimit, envSet, path.Child("additionalProperties")); e != nil {
+			return nil, e
+		}
 	}
 	for name := range s.Properties {
 		prop := self.properties[name].(*celSchema)
+		ps := prop.Structural.Structural
 		var fieldType *apiservercel.DeclType
 		if escaped, ok := apiservercel.Escape(name); ok {
 			if declType == nil || declType.Fields[escaped] == nil {
 				continue // fields of unknown types are not validated, as upstream
 			}
 			fieldType = declType.Fields[escaped].Type
-		} else if fieldType = model.SchemaDeclType(prop.Structural.Structural, prop.Structural.Structural.XEmbeddedResource); fieldType == nil {
+		} else if fieldType = model.SchemaDeclType(ps, ps.XEmbeddedResource); fieldType == nil {
 			continue
 		}
-		if p := newRuleNode(prop.Structural.Structural, prop, prop.Structural.Structural.XEmbeddedResource, fieldType, perCallLimit, envSet); p != nil {
+		p, e := newRuleNode(ps, prop, ps.XEmbeddedResource, fieldType, perCallLimit, envSet, path.Child("properties").Key(name))
+		if e != nil {
+			return nil, e
+		}
+		if p != nil {
 			if n.properties == nil {
 				n.properties = map[string]*ruleNode{}
 			}
 			n.properties[name] = p
 		}
 	}
-	return n
+	if isResourceRoot {
+		n.schema = model.WithTypeAndObjectMeta(s)
+		n.self = newCELSchema(n.schema)
+	}
+	return n, nil
 }
 
-// hasRules reports whether s or a schema under it has CEL rules.
+// hasRules reports whether s or a schema under it has CEL rules, under
+// allOf included (newRuleNode refuses those).
 func hasRules(s *structuralschema.Structural) bool {
 	if s == nil {
 		return false
@@ -118,41 +134,15 @@ func hasRules(s *structuralschema.Structural) bool {
 	if s.AdditionalProperties != nil && hasRules(s.AdditionalProperties.Structural) {
 		return true
 	}
+	if s.ValueValidation != nil && slices.ContainsFunc(s.ValueValidation.AllOf, func(a structuralschema.NestedValueValidation) bool { return nestedHasRules(&a) }) {
+		return true
+	}
 	for _, p := range s.Properties {
 		if hasRules(&p) {
 			return true
 		}
 	}
 	return false
-}
-
-// rulesUnderAllOf returns an error naming the first allOf of s that holds
-// CEL rules, which compileRules does not evaluate.
-func rulesUnderAllOf(s *structuralschema.Structural, path *field.Path) error {
-	if s == nil {
-		return nil
-	}
-	if s.ValueValidation != nil {
-		for i, a := range s.ValueValidation.AllOf {
-			if nestedHasRules(&a) {
-				return fmt.Errorf("%s: x-kubernetes-validations under allOf are not supported", path.Child("allOf").Index(i))
-			}
-		}
-	}
-	if err := rulesUnderAllOf(s.Items, path.Child("items")); err != nil {
-		return err
-	}
-	if s.AdditionalProperties != nil {
-		if err := rulesUnderAllOf(s.AdditionalProperties.Structural, path.Child("additionalProperties")); err != nil {
-			return err
-		}
-	}
-	for name, p := range s.Properties {
-		if err := rulesUnderAllOf(&p, path.Child("properties").Key(name)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func nestedHasRules(n *structuralschema.NestedValueValidation) bool {
@@ -192,7 +182,7 @@ func (n *ruleNode) validate(ctx context.Context, path *field.Path, obj any, budg
 		if n.items != nil {
 			for i, v := range obj {
 				if !under(n.items, path.Index(i), v) {
-					break
+					return errs, budget
 				}
 			}
 		}
@@ -256,11 +246,11 @@ func (n *ruleNode) evaluate(ctx context.Context, path *field.Path, obj any, budg
 			}
 			return append(errs, field.Invalid(path, typ, msg)), -1
 		}
-		if cost := *details.ActualCost(); cost > math.MaxInt64 || int64(cost) > budget {
+		cost := *details.ActualCost()
+		if cost > math.MaxInt64 || int64(cost) > budget {
 			return append(errs, field.Invalid(path, typ, errOutOfBudget)), -1
-		} else {
-			budget -= int64(cost)
 		}
+		budget -= int64(cost)
 		if err != nil {
 			switch msg := err.Error(); {
 			case strings.HasPrefix(msg, "no such overload"):

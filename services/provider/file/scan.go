@@ -65,8 +65,11 @@ type folder struct {
 }
 
 func newFolder(root string, log *slog.Logger, maxBytes int64) *folder {
-	return &folder{root: root, log: log, maxBytes: maxBytes, sources: map[string]*source{}, dirs: map[string]bool{},
-		defs: map[string][]ref{}, want: map[string]manifest.Object{}, touched: map[string]bool{}, conflicted: map[string]bool{}, troubled: map[string]bool{}}
+	return &folder{
+		root: root, log: log, maxBytes: maxBytes, sources: map[string]*source{}, dirs: map[string]bool{},
+		defs: map[string][]ref{}, want: map[string]manifest.Object{}, touched: map[string]bool{},
+		conflicted: map[string]bool{}, troubled: map[string]bool{},
+	}
 }
 
 // holds reports whether the objects published from path must be kept
