@@ -216,8 +216,9 @@ func putParallel(tb testing.TB, b *bus.Bus, rs []*busv1.Resource) {
 	}
 }
 
-// finalDigests is the fingerprint of the xDS snapshot of every gateway of
-// rs (later objects replace earlier ones), by xds key.
+// finalDigests is the fingerprint of the xDS commit of every gateway of rs
+// (later objects replace earlier ones), by xds key: what a translator writes
+// under the gateway's key once every resource of its snapshot is written.
 func finalDigests(tb testing.TB, rs []*busv1.Resource) map[string]fingerprint {
 	idx := resources.NewIndex()
 	for _, r := range rs {
@@ -228,10 +229,10 @@ func finalDigests(tb testing.TB, rs []*busv1.Resource) map[string]fingerprint {
 	out := map[string]fingerprint{}
 	for _, gw := range idx.Gateways() {
 		o := Translate(idx, gatewayclass.DefaultControllerName, gw)
-		if o == nil || o.XDS == nil {
+		if o == nil || o.Build == nil {
 			tb.Fatalf("gateway %s has no xDS snapshot", gw)
 		}
-		out[bus.GatewayKey(gw.Namespace, gw.Name)] = fingerprintOf(o.XDS)
+		out[bus.GatewayKey(gw.Namespace, gw.Name)] = fingerprintOf(o.Build.Commit)
 	}
 	return out
 }
