@@ -57,6 +57,7 @@ func footprint(b *testing.B, dir string) {
 		"GATEWIRE_STANDALONE_AUTH_DIR=" + filepath.Join(tmp, "auth"),
 		"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + filepath.Join(tmp, "bootstrap"),
 		"GATEWIRE_ADMIN_ADDRESS=" + admin,
+		"GATEWIRE_ADMIN_PPROF=true", // the live heap is read from /debug/pprof/heap
 		"GATEWIRE_LOG_LEVEL=warn",
 	}, "standalone", "-dir", dir)
 	defer p.stop()
