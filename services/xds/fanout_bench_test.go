@@ -238,6 +238,8 @@ func startXDSProcess(b *testing.B, binary, natsURL, system string, i int) *xdsPr
 	p.cmd = exec.Command(binary)
 	p.cmd.Env = append(os.Environ(), "GATEWIRE_NATS_URL="+natsURL, "GATEWIRE_SYSTEM="+system, "GATEWIRE_XDS_ADDRESS="+p.xdsAddr,
 		"GATEWIRE_ADMIN_ADDRESS="+p.adminAddr, fmt.Sprintf("GATEWIRE_XDS_REPLICA_ID=bench-%d", i),
+		"GATEWIRE_XDS_INSECURE=true", // the benchmark's clients connect in plaintext
+		"GATEWIRE_ADMIN_PPROF=true",  // for the profiles of GATEWIRE_XDS_BENCH_PROFILES
 		"GATEWIRE_LOG_LEVEL="+cmp.Or(os.Getenv("GATEWIRE_XDS_BENCH_LOG_LEVEL"), "warn"))
 	p.cmd.Stderr, p.cmd.Stdout = os.Stderr, io.Discard
 	if err := p.cmd.Start(); err != nil {
