@@ -107,7 +107,7 @@ func (s *Service) serveSotw(g sotwStream, only int) error {
 			select {
 			case reqs <- func() error { return s.handleSotw(st, req) }:
 			case <-ctx.Done():
-				return nil
+				return contextStatus(ctx)
 			}
 		}
 	}, s.pushSotw)
@@ -124,7 +124,7 @@ func (s *Service) serveDelta(g deltaStream, only int) error {
 			select {
 			case reqs <- func() error { return s.handleDelta(st, req) }:
 			case <-ctx.Done():
-				return nil
+				return contextStatus(ctx)
 			}
 		}
 	}, s.pushDelta)
@@ -179,12 +179,18 @@ func (s *Service) loop(ctx context.Context, st *stream, recv func(context.Contex
 			return err
 		case <-st.wake:
 		case <-ctx.Done():
-			return nil
+			return contextStatus(ctx)
 		}
 		if err := push(st); err != nil {
 			return err
 		}
 	}
+}
+
+// contextStatus is the status of a stream whose context ended: Canceled
+// or DeadlineExceeded.
+func contextStatus(ctx context.Context) error {
+	return status.FromContextError(ctx.Err()).Err()
 }
 
 // closed logs and counts why a stream ended and returns what its handler
@@ -200,8 +206,13 @@ func (s *Service) closed(st *stream, err error) error {
 		reason, level = closeInvalid, "warn"
 	case status.Code(err) == codes.PermissionDenied || status.Code(err) == codes.Unauthenticated:
 		reason, level = closeDenied, "warn"
-	case err == nil || errors.Is(err, io.EOF) || status.Code(err) == codes.Canceled || errors.Is(err, context.Canceled):
+	case err == nil || errors.Is(err, io.EOF):
 		err = nil
+	case status.Code(err) == codes.Canceled || status.Code(err) == codes.DeadlineExceeded ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		// The client cancelled the stream or its deadline passed. The
+		// stream ends with that status, not with OK, which a client still
+		// reading would take for the server ending the stream.
 	default:
 		reason, level = closeConnection, "info" // its connection broke
 	}
