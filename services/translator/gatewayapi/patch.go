@@ -3,6 +3,7 @@ package gatewayapi
 import (
 	"cmp"
 	"slices"
+	"sort"
 	"strings"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
@@ -385,15 +386,16 @@ func backendList(t *translation, last []*irv1.Backend, changed map[string]bool) 
 	return out
 }
 
-// mergeStatuses merges two lists sorted by compareStatus.
+// mergeStatuses merges two lists sorted by compareStatus, a's first of
+// equal ones. b is short (the statuses of the routes a patch rebuilt) and a
+// long (every other route's): each of b's goes where a binary search of a
+// puts it, so that the statuses of a are not read one by one.
 func mergeStatuses(a, b []*busv1.Status) []*busv1.Status {
 	out := make([]*busv1.Status, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if compareStatus(a[0], b[0]) <= 0 {
-			out, a = append(out, a[0]), a[1:]
-		} else {
-			out, b = append(out, b[0]), b[1:]
-		}
+	for _, s := range b {
+		i := sort.Search(len(a), func(i int) bool { return compareStatus(a[i], s) > 0 })
+		out = append(append(out, a[:i]...), s)
+		a = a[i:]
 	}
-	return append(append(out, a...), b...)
+	return append(out, a...)
 }

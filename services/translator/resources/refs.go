@@ -28,7 +28,9 @@ type namespacePair struct{ From, To string }
 // the object drops its old references. The objects of a target are a list
 // in no order, not a set: most targets have one or two, and a map each
 // would cost hundreds of bytes; an object's references are few, so
-// dropping them scans few lists.
+// dropping them scans few lists. Those lists can be long (the routes of a
+// gateway), so an object set again with the same references is left in
+// them.
 type refIndex[T comparable] struct {
 	by   map[T][]ObjectKey
 	from map[ObjectKey][]T
@@ -45,6 +47,15 @@ func newRefIndex[T comparable](clock *uint64, log *changeLog) refIndex[T] {
 
 // set replaces the targets src refers to; nil targets removes src.
 func (r refIndex[T]) set(src ObjectKey, targets []T) {
+	if old, ok := r.from[src]; ok && len(targets) > 0 && slices.Equal(old, targets) {
+		// An edit that keeps the references (most do): src stays where it
+		// is in the lists, which may be long (every route of a gateway).
+		for _, t := range targets {
+			r.revs.bump(t)
+		}
+		r.from[src] = targets
+		return
+	}
 	for _, t := range r.from[src] {
 		r.revs.bump(t)
 		r.drop(t, src)

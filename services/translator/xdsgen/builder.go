@@ -45,6 +45,9 @@ type piece struct {
 	suffix string
 	res    *busv1.XdsResource
 	refs   []ref
+	// cors is 1 for a virtual host with a route that has a CORS policy,
+	// 0 otherwise.
+	cors int
 }
 
 type ref struct{ typ, name string }
@@ -68,6 +71,7 @@ type hostList struct {
 	protocol irv1.Protocol
 	vhosts   []*irv1.VirtualHost
 	pieces   []*piece
+	cors     int // the virtual hosts with a route that has a CORS policy
 }
 
 // NewBuilder returns an empty Builder.
@@ -261,44 +265,105 @@ func (b *Builder) diffHostList(l *irv1.Listener, old *hostList, d *delta, change
 	if slices.Equal(old.vhosts, vhosts) {
 		return old, nil
 	}
-	out := &hostList{port: l.GetPort(), protocol: l.GetProtocol(), vhosts: vhosts, pieces: make([]*piece, len(vhosts))}
-	i := 0
-	for j, vh := range vhosts {
-		for i < len(old.vhosts) && compareHosts(old.vhosts[i].GetName(), vh.GetName()) < 0 {
+	out := &hostList{port: l.GetPort(), protocol: l.GetProtocol(), vhosts: vhosts, pieces: make([]*piece, len(vhosts)), cors: old.cors}
+	err := alignHosts(old.vhosts, vhosts, func(i, j int) error {
+		switch {
+		case j < 0:
 			d.swap(old.pieces[i], nil)
 			b.lose(old.vhosts[i].GetHostname(), l.GetName(), changed)
-			i++
-		}
-		same := i < len(old.vhosts) && old.vhosts[i].GetName() == vh.GetName()
-		switch {
-		case same && old.vhosts[i] == vh:
+			out.cors -= old.pieces[i].cors
+			return nil
+		case i >= 0 && old.vhosts[i] == vhosts[j]:
 			out.pieces[j] = old.pieces[i]
-		default:
-			p, err := encodeVhost(vh, l)
-			if err != nil {
-				return nil, err
-			}
-			var was *piece
-			if same {
-				was = old.pieces[i]
-				if was.res.GetVersion() == p.res.GetVersion() {
-					p = was // the same bytes: keep the piece
-				}
-			} else {
-				b.gain(vh.GetHostname(), l, changed)
-			}
-			d.swap(was, p)
-			out.pieces[j] = p
+			return nil
 		}
-		if same {
-			i++
+		p, err := encodeVhost(vhosts[j], l)
+		if err != nil {
+			return err
 		}
-	}
-	for ; i < len(old.vhosts); i++ {
-		d.swap(old.pieces[i], nil)
-		b.lose(old.vhosts[i].GetHostname(), l.GetName(), changed)
+		var was *piece
+		if i >= 0 {
+			was = old.pieces[i]
+			if was.res.GetVersion() == p.res.GetVersion() {
+				p = was // the same bytes: keep the piece
+			}
+			out.cors -= was.cors
+		} else {
+			b.gain(vhosts[j].GetHostname(), l, changed)
+		}
+		out.cors += p.cors
+		d.swap(was, p)
+		out.pieces[j] = p
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// alignHosts walks the virtual hosts of the last build (old) and of this
+// one, both sorted by compareHosts, side by side. each is called, in that
+// order, with the indexes of the virtual hosts of one name in old and in
+// vhosts, or -1 for the side that has none of that name. The same host in
+// both is found by identity, without reading its name, so that a walk of
+// thousands of unchanged hosts costs no more than comparing two slices.
+func alignHosts(old, vhosts []*irv1.VirtualHost, each func(i, j int) error) error {
+	i := 0
+	for j, vh := range vhosts {
+		if i < len(old) && old[i] == vh {
+			if err := each(i, j); err != nil {
+				return err
+			}
+			i++
+			continue
+		}
+		for i < len(old) && compareHosts(old[i].GetName(), vh.GetName()) < 0 {
+			if err := each(i, -1); err != nil {
+				return err
+			}
+			i++
+		}
+		k := -1
+		if i < len(old) && old[i].GetName() == vh.GetName() {
+			k = i
+			i++
+		}
+		if err := each(k, j); err != nil {
+			return err
+		}
+	}
+	for ; i < len(old); i++ {
+		if err := each(i, -1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listenerCORS reports whether a route of IR listener l has a CORS policy.
+// It counts from the last build's virtual hosts of l, so that only the
+// virtual hosts that changed are read.
+func (b *Builder) listenerCORS(l *irv1.Listener) bool {
+	old := b.hosts[l.GetName()]
+	if old == nil || old.port != l.GetPort() || old.protocol != l.GetProtocol() {
+		return hasCORS(l)
+	}
+	vhosts := l.GetVirtualHosts()
+	n := old.cors
+	_ = alignHosts(old.vhosts, vhosts, func(i, j int) error {
+		if i >= 0 && j >= 0 && old.vhosts[i] == vhosts[j] {
+			return nil
+		}
+		if i >= 0 {
+			n -= old.pieces[i].cors
+		}
+		if j >= 0 && vhostCORS(vhosts[j]) {
+			n++
+		}
+		return nil
+	})
+	return n > 0
 }
 
 // compareHosts orders virtual hosts as the IR does: by name, "*" last.

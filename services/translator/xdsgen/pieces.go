@@ -49,7 +49,7 @@ func validateOne(typeURL string, m proto.Message) error {
 // listener returns the pieces of an IR listener: its Envoy listener and,
 // when it serves HTTP, the shell of its route configuration.
 func (b *Builder) listener(l *irv1.Listener) (*listenerPiece, error) {
-	h, err := listenerHash(l)
+	h, err := listenerHash(l, b.listenerCORS(l))
 	if err != nil {
 		return nil, err
 	}
@@ -82,15 +82,16 @@ func (b *Builder) listener(l *irv1.Listener) (*listenerPiece, error) {
 
 // listenerHash is a hash of what the Envoy listener of an IR listener is
 // made of: the IR listener without its virtual hosts, and whether one of
-// their routes has a CORS policy (the listener then has the CORS filter).
-func listenerHash(l *irv1.Listener) ([sha256.Size]byte, error) {
+// their routes has a CORS policy (cors: the listener then has the CORS
+// filter).
+func listenerHash(l *irv1.Listener, cors bool) ([sha256.Size]byte, error) {
 	bare := &irv1.Listener{Name: l.GetName(), Port: l.GetPort(), Protocol: l.GetProtocol(),
 		GatewayListeners: l.GetGatewayListeners(), Tls: l.GetTls(), TlsRoutes: l.GetTlsRoutes(), L4Routes: l.GetL4Routes()}
 	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(bare)
 	if err != nil {
 		return [sha256.Size]byte{}, fmt.Errorf("%w: listener %s: %v", ErrInvalid, l.GetName(), err)
 	}
-	if hasCORS(l) {
+	if cors {
 		data = append(data, "cors"...)
 	}
 	return sha256.Sum256(data), nil
@@ -121,6 +122,9 @@ func encodeVhost(vh *irv1.VirtualHost, l *irv1.Listener) (*piece, error) {
 		for _, c := range routeClusters(rt.GetRoute()) {
 			p.refs = append(p.refs, ref{resourcev3.ClusterType, c})
 		}
+	}
+	if vhostCORS(vh) {
+		p.cors = 1
 	}
 	return p, nil
 }

@@ -3,6 +3,7 @@ package xdsgen
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,15 +31,14 @@ func corsFilter(l *irv1.Listener) proto.Message {
 	return &corsv3.Cors{}
 }
 
+// hasCORS reports whether a route of listener l has a CORS policy.
 func hasCORS(l *irv1.Listener) bool {
-	for _, vh := range l.GetVirtualHosts() {
-		for _, r := range vh.GetRoutes() {
-			if r.GetAction().GetCors() != nil {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(l.GetVirtualHosts(), vhostCORS)
+}
+
+// vhostCORS reports whether a route of vh has a CORS policy.
+func vhostCORS(vh *irv1.VirtualHost) bool {
+	return slices.ContainsFunc(vh.GetRoutes(), func(r *irv1.Route) bool { return r.GetAction().GetCors() != nil })
 }
 
 // corsConfig is the typed_per_filter_config of a route with a CORS policy.
