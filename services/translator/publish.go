@@ -39,6 +39,7 @@ func (s *Service) translateGateway(ctx context.Context, st *session, gw types.Na
 	if out == nil {
 		delete(st.last, gw)
 		delete(st.irPending, gw)
+		delete(st.irEncoders, gw)
 		return s.removeGateway(ctx, st, gw)
 	}
 	out = st.withBadValues(out)
@@ -193,13 +194,18 @@ func (s *Service) translateClass(ctx context.Context, st *session, name string) 
 // put writes msg under key unless the bucket is known to hold the same
 // value. A write refused because the stored value is newer is not an error.
 func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string, msg proto.Message) error {
+	return s.putEncoded(ctx, st, b, key, msg, fingerprintAndBytes)
+}
+
+// putEncoded is put with the function that hashes and encodes msg.
+func (s *Service) putEncoded(ctx context.Context, st *session, b bus.Bucket, key string, msg proto.Message, encode func(proto.Message) (fingerprint, []byte)) error {
 	// A value the session wrote before (a reused route status) need not
 	// be hashed again.
 	sent, ok := st.sent[sentKey{b, key}]
 	fp := sent.fp
 	var data []byte // msg's encoding, when hashing it gave it
 	if !ok || sent.msg != msg {
-		fp, data = fingerprintAndBytes(msg)
+		fp, data = encode(msg)
 	}
 	st.sent[sentKey{b, key}] = sentValue{msg: msg, fp: fp}
 	if st.ledger.unchanged(b, key, fp) {
@@ -291,7 +297,19 @@ func irDue(st *session) time.Time {
 // writeIRs writes the IRs translated and not written yet.
 func (s *Service) writeIRs(ctx context.Context, st *session) error {
 	for gw, ir := range st.irPending {
-		if err := s.put(ctx, st, bus.IR, bus.GatewayKey(gw.Namespace, gw.Name), ir); err != nil {
+		enc := st.irEncoders[gw]
+		if enc == nil {
+			enc = &irEncoder{}
+			st.irEncoders[gw] = enc
+		}
+		encode := func(proto.Message) (fingerprint, []byte) {
+			fp, data, err := enc.encode(ir)
+			if err != nil {
+				return fingerprint{}, nil // unknown content: the write happens, encoded by the bus
+			}
+			return fp, data
+		}
+		if err := s.putEncoded(ctx, st, bus.IR, bus.GatewayKey(gw.Namespace, gw.Name), ir, encode); err != nil {
 			return err
 		}
 		delete(st.irPending, gw)

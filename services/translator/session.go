@@ -60,6 +60,9 @@ type session struct {
 	// since irFirst; the last was translated at irLast.
 	irPending       map[types.NamespacedName]*irv1.Gateway
 	irFirst, irLast time.Time
+	// irEncoders encode the IR of each gateway whose IR was written, from
+	// the bytes of its last write.
+	irEncoders map[types.NamespacedName]*irEncoder
 	// foreign are the resource keys of the xds bucket and the status keys
 	// another writer wrote since this session last wrote them: the next
 	// write of their gateway looks at them whatever changed.
@@ -115,21 +118,22 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 	defer w.Stop()
 	idx := resources.NewIndex()
 	st := &session{
-		idx:       idx,
-		tr:        newTranslator(idx, s.cfg.Controller()),
-		built:     map[types.NamespacedName]bool{},
-		irPending: map[types.NamespacedName]*irv1.Gateway{},
-		sent:      map[sentKey]sentValue{},
-		foreign:   map[sentKey]bool{},
-		statuses:  map[types.NamespacedName]map[*busv1.Status]string{},
-		ledger:    led,
-		view:      view,
-		gateways:  map[types.NamespacedName]*pending{},
-		classes:   map[string]context.Context{},
-		last:      map[types.NamespacedName]*Output{},
-		outputs:   outputs,
-		gate:      newSyncGate(s.undecodableWait),
-		bad:       badValues{},
+		idx:        idx,
+		tr:         newTranslator(idx, s.cfg.Controller()),
+		built:      map[types.NamespacedName]bool{},
+		irPending:  map[types.NamespacedName]*irv1.Gateway{},
+		irEncoders: map[types.NamespacedName]*irEncoder{},
+		sent:       map[sentKey]sentValue{},
+		foreign:    map[sentKey]bool{},
+		statuses:   map[types.NamespacedName]map[*busv1.Status]string{},
+		ledger:     led,
+		view:       view,
+		gateways:   map[types.NamespacedName]*pending{},
+		classes:    map[string]context.Context{},
+		last:       map[types.NamespacedName]*Output{},
+		outputs:    outputs,
+		gate:       newSyncGate(s.undecodableWait),
+		bad:        badValues{},
 	}
 	err = s.follow(ctx, st, w)
 	return st.synced, err
