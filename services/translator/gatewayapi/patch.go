@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"google.golang.org/protobuf/proto"
+
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -279,7 +281,7 @@ func (ps *patchState) rebuild(t *translation, touched map[*port]map[string]bool,
 	t.routeStatuses = nil
 	processGateway(t)
 	processListenerSetStatus(t)
-	statuses := append([]*busv1.Status{t.gatewayStatus()}, mergeStatuses(ps.statuses, t.routeStatuses)...)
+	statuses := mergeStatuses([]*busv1.Status{t.gatewayStatus()}, ps.statuses, t.routeStatuses)
 	return &Result{IR: ir, Statuses: statuses, Proxy: proxyFor(t.gateway, ir)}
 }
 
@@ -366,13 +368,27 @@ func compareDomains(a, b string) int {
 
 // backendList is last, the sorted backends of the last translation, with
 // the backends of the names that changed as the translation has them now.
+// A backend built again the same as it was is the last one: what is made of
+// it downstream (its cluster and load assignment, its bytes in the IR) is
+// reused, and when no backend changed, last itself is the list.
 func backendList(t *translation, last []*irv1.Backend, changed map[string]bool) []*irv1.Backend {
-	out := slices.Clone(last)
-	find := func(name string) (int, bool) {
-		return slices.BinarySearchFunc(out, name, func(b *irv1.Backend, name string) int { return cmp.Compare(b.Name, name) })
+	find := func(list []*irv1.Backend, name string) (int, bool) {
+		return slices.BinarySearchFunc(list, name, func(b *irv1.Backend, name string) int { return cmp.Compare(b.Name, name) })
 	}
+	same := func(name string) bool {
+		i, found := find(last, name)
+		b := t.backends[name]
+		return found == (b != nil) && (!found || last[i] == b || proto.Equal(last[i], b))
+	}
+	var out []*irv1.Backend
 	for name := range changed {
-		i, found := find(name)
+		if same(name) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(last)
+		}
+		i, found := find(out, name)
 		b := t.backends[name]
 		switch {
 		case b != nil && found:
@@ -383,15 +399,19 @@ func backendList(t *translation, last []*irv1.Backend, changed map[string]bool) 
 			out = slices.Delete(out, i, i+1)
 		}
 	}
+	if out == nil {
+		return last
+	}
 	return out
 }
 
-// mergeStatuses merges two lists sorted by compareStatus, a's first of
-// equal ones. b is short (the statuses of the routes a patch rebuilt) and a
-// long (every other route's): each of b's goes where a binary search of a
-// puts it, so that the statuses of a are not read one by one.
-func mergeStatuses(a, b []*busv1.Status) []*busv1.Status {
-	out := make([]*busv1.Status, 0, len(a)+len(b))
+// mergeStatuses appends to head the merge of two lists sorted by
+// compareStatus, a's first of equal ones. b is short (the statuses of the
+// routes a patch rebuilt) and a long (every other route's): each of b's
+// goes where a binary search of a puts it, so that the statuses of a are
+// not read one by one.
+func mergeStatuses(head, a, b []*busv1.Status) []*busv1.Status {
+	out := slices.Grow(head, len(a)+len(b))
 	for _, s := range b {
 		i := sort.Search(len(a), func(i int) bool { return compareStatus(a[i], s) > 0 })
 		out = append(append(out, a[:i]...), s)

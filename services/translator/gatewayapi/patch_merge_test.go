@@ -29,7 +29,7 @@ func TestMergeStatuses(t *testing.T) {
 		slices.SortStableFunc(b, compareStatus)
 		want := slices.Concat(a, b)
 		slices.SortStableFunc(want, compareStatus)
-		got := mergeStatuses(a, b)
+		got := mergeStatuses(nil, a, b)
 		if !slices.Equal(got, want) {
 			t.Fatalf("round %d: merged %v, want %v", round, statusNames(got), statusNames(want))
 		}
