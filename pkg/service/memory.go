@@ -18,21 +18,17 @@ import (
 // loaded, compiled or translated a lot at start holds that peak for
 // minutes while its live heap is a fraction of it. So, once the service is
 // ready (its initial load done), and then every Trim interval in which the
-// heap holds at least TrimFree of free pages and the service allocated
-// less than TrimFree (it is quiet), the runner collects and returns the
-// free pages at once (debug.FreeOSMemory: one collection, a few
-// milliseconds of a core for a live heap of tens of MiB). A busy service
-// is not trimmed: the collection would compete with its work, such as a
-// burst of edits, and its heap is in use; the next quiet interval trims
-// it.
+// heap holds at least TrimFree of free pages, the runner collects and
+// returns the free pages at once (debug.FreeOSMemory: one collection, a
+// few milliseconds for a live heap of tens of MiB).
 //
 // Limit sets the runtime's soft memory limit (as GOMEMLIMIT does) unless
 // GOMEMLIMIT is set; in Kubernetes set it to about 90% of the container's
 // memory limit.
 type Memory struct {
 	Limit    string        `envconfig:"MEMORY_LIMIT" desc:"soft memory limit of the Go runtime, such as 200MiB (GOMEMLIMIT wins when set); empty: none"`
-	Trim     time.Duration `envconfig:"MEMORY_TRIM_INTERVAL" default:"10s" desc:"how often free heap pages are returned to the system (after the initial load, and then when at least GATEWIRE_MEMORY_TRIM_FREE are free and the service allocated less than that since the last time: it is quiet); 0 turns trimming off"`
-	TrimFree string        `envconfig:"MEMORY_TRIM_FREE" default:"4MiB" desc:"free heap that makes a trim worth its collection, and the allocations over an interval that make a service too busy for one"`
+	Trim     time.Duration `envconfig:"MEMORY_TRIM_INTERVAL" default:"10s" desc:"how often free heap pages are returned to the system (after the initial load, and then when at least GATEWIRE_MEMORY_TRIM_FREE are free); 0 turns trimming off"`
+	TrimFree string        `envconfig:"MEMORY_TRIM_FREE" default:"4MiB" desc:"free heap that makes a trim worth its collection"`
 }
 
 // Validate checks the values; errors name the variable.
@@ -97,27 +93,16 @@ func (m Memory) run(ctx context.Context, ready func() bool, log *slog.Logger) er
 	minFree, _ := parseBytes(m.TrimFree)
 	t := time.NewTicker(m.Trim)
 	defer t.Stop()
-	allocated := heapAllocated()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			now := heapAllocated()
-			if trimDue(heapFree(), now-allocated, uint64(minFree)) {
+			if heapFree() >= uint64(minFree) {
 				trim(log, "interval")
 			}
-			allocated = now
 		}
 	}
-}
-
-// trimDue reports whether an interval in which the service allocated
-// allocated bytes, and after which free bytes of the heap are free, ends
-// with a trim: when at least minFree are free and the service is quiet,
-// having allocated less than minFree.
-func trimDue(free, allocated, minFree uint64) bool {
-	return free >= minFree && allocated < minFree
 }
 
 // trim collects and returns every free page to the system.
@@ -128,14 +113,8 @@ func trim(log *slog.Logger, why string) {
 }
 
 // heapFree is the heap memory that is free and not yet returned to the system.
-func heapFree() uint64 { return readUint64("/memory/classes/heap/free:bytes") }
-
-// heapAllocated is the heap memory the process allocated since it started.
-func heapAllocated() uint64 { return readUint64("/gc/heap/allocs:bytes") }
-
-// readUint64 reads a runtime metric of kind uint64; 0 when it has another.
-func readUint64(name string) uint64 {
-	s := []metrics.Sample{{Name: name}}
+func heapFree() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0

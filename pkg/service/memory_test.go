@@ -62,23 +62,3 @@ func TestMemoryTrimAfterReady(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
-// TestTrimDue checks when an interval ends with a trim: enough free heap,
-// and a quiet service.
-func TestTrimDue(t *testing.T) {
-	const minFree = 4 << 20
-	for _, c := range []struct {
-		free, allocated uint64
-		want            bool
-	}{
-		{free: 8 << 20, allocated: 1 << 20, want: true},
-		{free: minFree, allocated: minFree - 1, want: true},
-		{free: minFree - 1, allocated: 0, want: false},   // not worth a collection
-		{free: 64 << 20, allocated: minFree, want: false}, // busy: left to the runtime
-		{free: 64 << 20, allocated: 200 << 20, want: false},
-	} {
-		if got := trimDue(c.free, c.allocated, minFree); got != c.want {
-			t.Errorf("trimDue(free %d, allocated %d) = %v, want %v", c.free, c.allocated, got, c.want)
-		}
-	}
-}
