@@ -266,15 +266,12 @@ func (b *Builder) diffHostList(l *irv1.Listener, old *hostList, d *delta, change
 		return old, nil
 	}
 	out := &hostList{port: l.GetPort(), protocol: l.GetProtocol(), vhosts: vhosts, pieces: make([]*piece, len(vhosts)), cors: old.cors}
-	err := alignHosts(old.vhosts, vhosts, func(i, j int) error {
-		switch {
-		case j < 0:
+	same := func(i, j, n int) { copy(out.pieces[j:j+n], old.pieces[i:i+n]) }
+	err := alignHosts(old.vhosts, vhosts, same, func(i, j int) error {
+		if j < 0 {
 			d.swap(old.pieces[i], nil)
 			b.lose(old.vhosts[i].GetHostname(), l.GetName(), changed)
 			out.cors -= old.pieces[i].cors
-			return nil
-		case i >= 0 && old.vhosts[i] == vhosts[j]:
-			out.pieces[j] = old.pieces[i]
 			return nil
 		}
 		p, err := encodeVhost(vhosts[j], l)
@@ -303,41 +300,54 @@ func (b *Builder) diffHostList(l *irv1.Listener, old *hostList, d *delta, change
 }
 
 // alignHosts walks the virtual hosts of the last build (old) and of this
-// one, both sorted by compareHosts, side by side. each is called, in that
-// order, with the indexes of the virtual hosts of one name in old and in
-// vhosts, or -1 for the side that has none of that name. The same host in
-// both is found by identity, without reading its name, so that a walk of
-// thousands of unchanged hosts costs no more than comparing two slices.
-func alignHosts(old, vhosts []*irv1.VirtualHost, each func(i, j int) error) error {
-	i := 0
-	for j, vh := range vhosts {
-		if i < len(old) && old[i] == vh {
-			if err := each(i, j); err != nil {
-				return err
-			}
+// one, both sorted by compareHosts, side by side, in order. Runs of the
+// same hosts (by identity) go to same, with their first indexes in old and
+// in vhosts and their length; each is called with the indexes of the other
+// virtual hosts of one name in old and in vhosts, or -1 for the side that
+// has none of that name. The hosts before and after the first and last
+// that differ are found by comparing pointers only, so that a walk of
+// thousands of unchanged hosts costs little more than comparing two slices.
+func alignHosts(old, vhosts []*irv1.VirtualHost, same func(i, j, n int), each func(i, j int) error) error {
+	head := 0
+	for head < len(old) && head < len(vhosts) && old[head] == vhosts[head] {
+		head++
+	}
+	tail := 0
+	for tail < len(old)-head && tail < len(vhosts)-head && old[len(old)-1-tail] == vhosts[len(vhosts)-1-tail] {
+		tail++
+	}
+	same(0, 0, head)
+	i, end := head, len(old)-tail
+	for j := head; j < len(vhosts)-tail; j++ {
+		vh := vhosts[j]
+		if i < end && old[i] == vh {
+			same(i, j, 1)
 			i++
 			continue
 		}
-		for i < len(old) && compareHosts(old[i].GetName(), vh.GetName()) < 0 {
+		for i < end && compareHosts(old[i].GetName(), vh.GetName()) < 0 {
 			if err := each(i, -1); err != nil {
 				return err
 			}
 			i++
 		}
 		k := -1
-		if i < len(old) && old[i].GetName() == vh.GetName() {
+		if i < end && old[i].GetName() == vh.GetName() {
 			k = i
 			i++
 		}
-		if err := each(k, j); err != nil {
+		if k >= 0 && old[k] == vh {
+			same(k, j, 1)
+		} else if err := each(k, j); err != nil {
 			return err
 		}
 	}
-	for ; i < len(old); i++ {
+	for ; i < end; i++ {
 		if err := each(i, -1); err != nil {
 			return err
 		}
 	}
+	same(end, len(vhosts)-tail, tail)
 	return nil
 }
 
@@ -351,10 +361,7 @@ func (b *Builder) listenerCORS(l *irv1.Listener) bool {
 	}
 	vhosts := l.GetVirtualHosts()
 	n := old.cors
-	_ = alignHosts(old.vhosts, vhosts, func(i, j int) error {
-		if i >= 0 && j >= 0 && old.vhosts[i] == vhosts[j] {
-			return nil
-		}
+	_ = alignHosts(old.vhosts, vhosts, func(int, int, int) {}, func(i, j int) error {
 		if i >= 0 {
 			n -= old.pieces[i].cors
 		}
