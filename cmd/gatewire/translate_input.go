@@ -6,10 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/gatewire/gatewire/pkg/manifest"
@@ -102,7 +100,7 @@ func readInputs(paths []string, stdin io.Reader, done, total *atomic.Int64) ([]m
 		total.Store(int64(len(files)))
 	}
 	results := make([]decoded, len(files))
-	parallel(len(files), func(i int) {
+	manifest.Parallel(len(files), func(i int) {
 		results[i] = decodeInput(files[i], stdin)
 		if done != nil {
 			done.Add(1)
@@ -140,19 +138,4 @@ func readFile(path string, stdin io.Reader) ([]byte, error) {
 		return manifest.ReadAll(stdin, stdinName, maxInputBytes)
 	}
 	return manifest.ReadFile(path, maxInputBytes)
-}
-
-// parallel calls fn(0) to fn(n-1) on up to GOMAXPROCS goroutines and returns
-// when every call has returned.
-func parallel(n int, fn func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(n, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				fn(i)
-			}
-		})
-	}
-	wg.Wait()
 }

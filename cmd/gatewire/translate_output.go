@@ -141,7 +141,7 @@ func write(w io.Writer, format, output string, docs []any) error {
 // the error of the first i that failed.
 func encodeAll(n int, encode func(i int) error) error {
 	errs := make([]error, n)
-	parallel(n, func(i int) { errs[i] = encode(i) })
+	manifest.Parallel(n, func(i int) { errs[i] = encode(i) })
 	for _, err := range errs {
 		if err != nil {
 			return err

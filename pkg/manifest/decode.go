@@ -141,7 +141,7 @@ func DecodeWith(path string, data []byte, o Options) ([]Object, []Problem) {
 		docs = append(docs, doc.Content[0])
 	}
 	decoded := make([]decoder, len(docs))
-	parallel(len(docs), func(i int) {
+	Parallel(len(docs), func(i int) {
 		decoded[i].path, decoded[i].keepRefused = path, o.KeepRefused
 		decoded[i].document(docs[i])
 	})
@@ -153,9 +153,10 @@ func DecodeWith(path string, data []byte, o Options) ([]Object, []Problem) {
 	return objects, append(problems, syntax...)
 }
 
-// parallel calls fn(0) to fn(n-1) on up to GOMAXPROCS goroutines and returns
-// when every call has returned.
-func parallel(n int, fn func(i int)) {
+// Parallel calls fn(0) to fn(n-1) on up to GOMAXPROCS goroutines and returns
+// when every call has returned: how the package decodes documents, and how
+// its callers may read, decode or print many files.
+func Parallel(n int, fn func(i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(n, runtime.GOMAXPROCS(0)) {
