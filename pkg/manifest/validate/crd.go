@@ -68,6 +68,8 @@ type version struct {
 type schema struct {
 	structural *structuralschema.Structural
 	openAPI    apiservervalidation.SchemaValidator
+	// quick tells, faster than openAPI, that an object is valid.
+	quick *quickSchema
 	// rules is nil when the version has no x-kubernetes-validations.
 	rules *ruleNode
 }
@@ -146,7 +148,7 @@ func compile(def *apiextensionsv1.CustomResourceValidation) (*schema, error) {
 	if err := structuraldefaulting.PruneDefaults(s); err != nil {
 		return nil, err
 	}
-	openAPI, _, err := apiservervalidation.NewSchemaValidator(internal.OpenAPIV3Schema)
+	openAPI, openAPISchema, err := apiservervalidation.NewSchemaValidator(internal.OpenAPIV3Schema)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +156,7 @@ func compile(def *apiextensionsv1.CustomResourceValidation) (*schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &schema{structural: s, openAPI: openAPI, rules: rules}, nil
+	return &schema{structural: s, openAPI: openAPI, quick: newQuickSchema(openAPISchema), rules: rules}, nil
 }
 
 // Precompile compiles now, rather than on first use, the schemas of the

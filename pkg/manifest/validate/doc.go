@@ -14,7 +14,14 @@
 //  3. metadata is checked (name, namespace, labels, annotations, finalizers,
 //     owner references);
 //  4. the OpenAPI v3 schema (types, enums, patterns, lengths, required fields),
-//     embedded resources and x-kubernetes-list-type set/map uniqueness;
+//     embedded resources and x-kubernetes-list-type set/map uniqueness. A
+//     quick check compiled once per schema (quick.go) tells when an object
+//     is valid; only when it cannot tell does kube-openapi's validator run,
+//     whose errors the API server returns. kube-openapi builds a new
+//     validator for every field of every object, which was half the cost of
+//     validating an HTTPRoute. A test checks, on thousands of invalid
+//     objects, that the quick check never calls valid what kube-openapi
+//     refuses;
 //  5. the CEL rules (x-kubernetes-validations), unless step 4 found an error
 //     that blocks them, as the API server does. The rules are compiled by
 //     apiextensions' cel.Compile and evaluated by this package (rules.go),
