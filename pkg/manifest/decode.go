@@ -38,7 +38,6 @@ package manifest
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -233,7 +232,7 @@ func (d *decoder) object(n *yaml.Node) {
 	}
 	generation, _ := nested(obj, "metadata", "generation").(int64)
 	normalize(obj, kind)
-	out, err := json.Marshal(obj)
+	out, err := EncodeJSON(obj)
 	if err != nil {
 		d.problem(n.Line, "%s %q: %v", kind.Kind, name, err)
 		return

@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,7 +22,7 @@ func fastJSON(n *yaml.Node) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	b, err := json.Marshal(v)
+	b, err := EncodeJSON(v)
 	return b, err == nil
 }
 

@@ -263,7 +263,7 @@ func next(o manifest.Object, prev record, seen bool) (*busv1.Resource, record, e
 	meta := obj["metadata"].(map[string]any) // manifest.Decode always sets it
 	meta["generation"] = generation
 	meta["resourceVersion"] = resourceVersion
-	data, err := json.Marshal(obj)
+	data, err := manifest.EncodeJSON(obj)
 	if err != nil {
 		return nil, record{}, err
 	}
@@ -302,12 +302,12 @@ func hashes(obj map[string]any) (content, spec [32]byte, err error) {
 	}
 	delete(meta, "generation")
 	delete(meta, "resourceVersion")
-	all, err := json.Marshal(obj)
+	all, err := manifest.EncodeJSON(obj)
 	if err != nil {
 		return content, spec, err
 	}
 	delete(obj, "metadata")
-	rest, err := json.Marshal(obj)
+	rest, err := manifest.EncodeJSON(obj)
 	obj["metadata"] = meta
 	return sha256.Sum256(all), sha256.Sum256(rest), err
 }

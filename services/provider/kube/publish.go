@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/gatewire/gatewire/pkg/bus"
+	"github.com/gatewire/gatewire/pkg/manifest"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
 
@@ -196,7 +197,7 @@ func resource(k kind, obj client.Object) (*busv1.Resource, [32]byte, error) {
 	if meta, ok := m["metadata"].(map[string]any); ok {
 		delete(meta, "managedFields")
 	}
-	out, err := json.Marshal(m) // map keys sorted: the same object gives the same bytes
+	out, err := manifest.EncodeJSON(m) // map keys sorted: the same object gives the same bytes
 	if err != nil {
 		return nil, [32]byte{}, err
 	}
@@ -220,7 +221,7 @@ func contentHash(object []byte) ([32]byte, error) {
 	if meta, ok := m["metadata"].(map[string]any); ok {
 		delete(meta, "resourceVersion")
 	}
-	out, err := json.Marshal(m)
+	out, err := manifest.EncodeJSON(m)
 	return sha256.Sum256(out), err
 }
 
