@@ -46,7 +46,6 @@ type quickSchema struct {
 	properties                 map[string]*quickSchema
 	required                   []string
 	additional                 *quickSchema
-	noAdditional               bool
 	allOf, anyOf               []*quickSchema
 }
 

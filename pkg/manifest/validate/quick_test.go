@@ -9,11 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
-	"sigs.k8s.io/yaml"
-
-	"github.com/gatewire/gatewire/pkg/gatewaytest"
 )
 
 // TestQuickSchemaIsSound checks that quickSchema never calls valid what
@@ -29,14 +25,8 @@ func TestQuickSchemaIsSound(t *testing.T) {
 		golden   bool
 	}
 	var docs []doc
-	for _, tc := range cases {
-		docs = append(docs, doc{tc.name, tc.in, false})
-	}
-	for _, tc := range serverCases {
-		docs = append(docs, doc{tc.name, tc.in, false})
-	}
-	for i := range 3 {
-		docs = append(docs, doc{fmt.Sprintf("route %d", i), gatewaytest.TenantRoute("bench", "eg", i), false})
+	for _, o := range testObjects(3) {
+		docs = append(docs, doc{o.name, o.in, false})
 	}
 	files, err := filepath.Glob("../../../services/translator/testdata/*/*.in.yaml")
 	if err != nil || len(files) < 50 {
@@ -211,14 +201,7 @@ var quickCraftedObjects = []string{
 // TestQuickSchemaCrafted checks quickSchema against kube-openapi on the
 // mutants of objects of quickCraftedSchema.
 func TestQuickSchemaCrafted(t *testing.T) {
-	var def apiextensionsv1.CustomResourceValidation
-	if err := yaml.Unmarshal([]byte(quickCraftedSchema), &def); err != nil {
-		t.Fatal(err)
-	}
-	s, err := compile(&def)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := compileYAML(t, quickCraftedSchema)
 	var quickValid, valid int
 	for i, spec := range quickCraftedObjects {
 		obj := object(t, "apiVersion: test/v1\nkind: Crafted\nmetadata: {name: c}\nspec: "+spec)

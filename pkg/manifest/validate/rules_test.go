@@ -13,8 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
-
-	"github.com/gatewire/gatewire/pkg/gatewaytest"
 )
 
 // craftedSchema has a rule for each way a CEL rule can fail or be skipped:
@@ -94,14 +92,7 @@ const manyLabels = `{a: 1, b: 2, zero: 1, name: ok, labels: {k1: bad, k2: good, 
 // and a per-call limit low enough to stop the quadratic rule; and on every
 // Gateway API object of the package's tests and of the benchmark.
 func TestRulesMatchUpstream(t *testing.T) {
-	var def apiextensionsv1.CustomResourceValidation
-	if err := yaml.Unmarshal([]byte(craftedSchema), &def); err != nil {
-		t.Fatal(err)
-	}
-	s, err := compile(&def)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := compileYAML(t, craftedSchema)
 	var budgets []int64 // every budget up to what all but the quadratic rule cost
 	for b := range int64(200) {
 		budgets = append(budgets, b)
@@ -123,16 +114,8 @@ func TestRulesMatchUpstream(t *testing.T) {
 		compareRules(t, "many labels", s.structural, ours, upstream, obj, celconfig.RuntimeCELCostBudget)
 	}
 
-	var kinds []struct{ name, in string }
-	for _, tc := range cases {
-		kinds = append(kinds, struct{ name, in string }{tc.name, tc.in})
-	}
-	kinds = append(kinds, serverCases...)
-	for i := range 20 {
-		kinds = append(kinds, struct{ name, in string }{fmt.Sprintf("route %d", i), gatewaytest.TenantRoute("bench", "eg", i)})
-	}
 	checked := 0
-	for _, tc := range kinds {
+	for _, tc := range testObjects(20) {
 		obj := object(t, tc.in)
 		kind, _ := obj["kind"].(string)
 		group, version := splitAPIVersion(obj["apiVersion"].(string))

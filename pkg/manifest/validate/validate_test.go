@@ -1,13 +1,17 @@
 package validate
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gatewire/gatewire/pkg/gatewaytest"
 )
 
 // object decodes one YAML object the way manifest.Decode hands it over.
@@ -22,6 +26,35 @@ func object(t testing.TB, y string) map[string]any {
 		t.Fatal(err)
 	}
 	return obj
+}
+
+// compileYAML compiles a CustomResourceValidation written in YAML, as the
+// package compiles a CRD version.
+func compileYAML(t testing.TB, y string) *schema {
+	t.Helper()
+	var def apiextensionsv1.CustomResourceValidation
+	if err := yaml.Unmarshal([]byte(y), &def); err != nil {
+		t.Fatal(err)
+	}
+	s, err := compile(&def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// testObjects returns the objects of the package's tests (TestObject's
+// cases and serverCases) and the first routes of the benchmark, by name.
+func testObjects(routes int) []struct{ name, in string } {
+	var out []struct{ name, in string }
+	for _, tc := range cases {
+		out = append(out, struct{ name, in string }{tc.name, tc.in})
+	}
+	out = append(out, serverCases...)
+	for i := range routes {
+		out = append(out, struct{ name, in string }{fmt.Sprintf("route %d", i), gatewaytest.TenantRoute("bench", "eg", i)})
+	}
+	return out
 }
 
 // errorStrings returns the errors of Object on y.
