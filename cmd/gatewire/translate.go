@@ -21,6 +21,7 @@ import (
 	"github.com/gatewire/gatewire/services/translator"
 	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 	"github.com/gatewire/gatewire/services/translator/resources"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // translateOptions are the flags of gatewire translate.
@@ -37,6 +38,8 @@ type translateOptions struct {
 	// controller is gatewire's controller name: the Gateways of the
 	// classes that name it are translated.
 	controller string
+	// memory is the soft limit of the heap during the translation.
+	memory memoryLimit
 }
 
 var (
@@ -66,6 +69,8 @@ func parseTranslateFlags(args []string, stderr io.Writer) (translateOptions, err
 	fs.BoolVar(&opts.verbose, "v", false, "print what each step took on the standard error")
 	fs.StringVar(&opts.controller, "controller-name", gatewayclass.DefaultControllerName,
 		"the spec.controllerName of the GatewayClasses to translate, as the services' GATEWIRE_CONTROLLER_NAME")
+	opts.memory = memoryLimit{auto: true}
+	fs.Var(&opts.memory, "memory-limit", "the soft limit of the heap while translating: auto (a multiple of the heap the indexed input holds), off, or a size such as 300MiB; GOMEMLIMIT wins when set")
 	fs.BoolVar(&opts.progress, "progress", isTerminal(stderr), "print a line every few seconds on the standard error while the input is read (the default when it is a terminal)")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
@@ -86,7 +91,7 @@ func parseTranslateFlags(args []string, stderr io.Writer) (translateOptions, err
 	return opts, nil
 }
 
-const translateUsage = `Usage: gatewire translate -f FILE [-f FILE...] [-output status|ir|xds] [-o yaml|json] [-controller-name NAME] [-v] [-progress]
+const translateUsage = `Usage: gatewire translate -f FILE [-f FILE...] [-output status|ir|xds] [-o yaml|json] [-controller-name NAME] [-memory-limit auto|off|SIZE] [-v] [-progress]
 
 Translates Gateway API manifests offline, as the translator service would,
 and prints the result on the standard output:
@@ -134,7 +139,10 @@ func translate(ctx context.Context, opts translateOptions, stdin io.Reader, stdo
 			return fmt.Errorf("%s:%d: %w", o.Path, o.Line, err)
 		}
 	}
-	step("index", "")
+	objects = printed(opts.output, objects)
+	limit, restore := applyMemoryLimit(opts.memory)
+	defer restore()
+	step("index", limit)
 	t := translateAll(ctx, idx, opts.controller)
 	step("translate", fmt.Sprintf("%d gateways", len(t.gateways)))
 	docs, err := render(opts.output, objects, t)
@@ -146,6 +154,26 @@ func translate(ctx context.Context, opts translateOptions, stdin io.Reader, stdo
 	}
 	step("print", fmt.Sprintf("%d documents", len(docs)))
 	return nil
+}
+
+// printed returns the objects whose JSON the output prints: the Gateway
+// API objects for the status output, none for the others. The index holds
+// its own copy of every object, so the JSON of the rest (most of an
+// input's bytes: its Services and EndpointSlices) is dropped before the
+// translation, and with it a part of the heap the memory limit is a
+// multiple of.
+func printed(output string, objects []manifest.Object) []manifest.Object {
+	if output != "status" {
+		return nil
+	}
+	kept := objects[:0]
+	for _, o := range objects {
+		if o.Kind.Group == gatewayv1.GroupName {
+			kept = append(kept, o)
+		}
+	}
+	clear(objects[len(kept):])
+	return slices.Clip(kept)
 }
 
 // translateAll translates every class and gateway of idx that names

@@ -33,21 +33,22 @@ type Memory struct {
 
 // Validate checks the values; errors name the variable.
 func (m Memory) Validate() error {
-	if _, err := parseBytes(m.Limit); err != nil {
+	if _, err := ParseBytes(m.Limit); err != nil {
 		return fmt.Errorf("%s_MEMORY_LIMIT: %q: %v", Prefix, m.Limit, err)
 	}
 	if m.Trim < 0 {
 		return fmt.Errorf("%s_MEMORY_TRIM_INTERVAL: %v: want 0 or more", Prefix, m.Trim)
 	}
-	if _, err := parseBytes(m.TrimFree); err != nil {
+	if _, err := ParseBytes(m.TrimFree); err != nil {
 		return fmt.Errorf("%s_MEMORY_TRIM_FREE: %q: %v", Prefix, m.TrimFree, err)
 	}
 	return nil
 }
 
-// parseBytes reads "", a number of bytes, or one with a KiB, MiB or GiB
-// suffix ("" is 0).
-func parseBytes(s string) (int64, error) {
+// ParseBytes reads "", a number of bytes, or one with a KiB, MiB or GiB
+// suffix ("" is 0), as GATEWIRE_MEMORY_LIMIT and the CLI's -memory-limit
+// take them.
+func ParseBytes(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, nil
@@ -74,7 +75,7 @@ func (m Memory) Runner(ready func() bool, log *slog.Logger) Runner {
 }
 
 func (m Memory) run(ctx context.Context, ready func() bool, log *slog.Logger) error {
-	if limit, _ := parseBytes(m.Limit); limit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+	if limit, _ := ParseBytes(m.Limit); limit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(limit)
 		log.Info("memory limit set", "bytes", limit)
 	}
@@ -90,7 +91,7 @@ func (m Memory) run(ctx context.Context, ready func() bool, log *slog.Logger) er
 		}
 	}
 	trim(log, "initial load")
-	minFree, _ := parseBytes(m.TrimFree)
+	minFree, _ := ParseBytes(m.TrimFree)
 	t := time.NewTicker(m.Trim)
 	defer t.Stop()
 	for {

@@ -29,7 +29,7 @@ func TestMemoryValidate(t *testing.T) {
 	if err := (Memory{Limit: "1GiB", Trim: time.Minute, TrimFree: "512KiB"}).Validate(); err != nil {
 		t.Errorf("valid memory configuration: %v", err)
 	}
-	if n, _ := parseBytes("3MiB"); n != 3<<20 {
+	if n, _ := ParseBytes("3MiB"); n != 3<<20 {
 		t.Errorf("3MiB = %d bytes", n)
 	}
 }
