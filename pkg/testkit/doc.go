@@ -14,6 +14,8 @@
 //   - [Conventions] checks a module's conventions: a package doc on every
 //     package, imports that keep the services apart, and a goroutine-leak
 //     check (goleak) in every test package.
+//   - [CPUTime] is the process's CPU time, which benchmarks report per
+//     operation beside the wall time.
 //
 // Everything here is for tests only: no production package may import it.
 // The helpers take a [testing.TB] and are safe to call from parallel tests

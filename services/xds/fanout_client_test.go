@@ -9,13 +9,13 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	core "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	"google.golang.org/grpc"
 
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
 
@@ -158,7 +158,7 @@ func TestFanOutClientProcess(t *testing.T) {
 		if !ok {
 			continue
 		}
-		before := cpuTime()
+		before := testkit.CPUTime()
 		wait, cancelWait := context.WithTimeout(ctx, 2*time.Minute)
 		var line strings.Builder
 		for _, c := range clients {
@@ -170,15 +170,6 @@ func TestFanOutClientProcess(t *testing.T) {
 		}
 		cancelWait()
 		fmt.Println("arrivals" + line.String())
-		fmt.Println("cpu", cpuTime()-before)
+		fmt.Println("cpu", testkit.CPUTime()-before)
 	}
-}
-
-// cpuTime is the process's user and system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -2,11 +2,11 @@ package validate
 
 import (
 	"context"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // BenchmarkObject validates 1,000 HTTPRoutes per operation (those of the
@@ -24,7 +24,7 @@ func BenchmarkObject(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	start, cpu := time.Now(), cpuTime()
+	start, cpu := time.Now(), testkit.CPUTime()
 	for b.Loop() {
 		for _, r := range routes {
 			if errs := Object(r); len(errs) > 0 {
@@ -33,17 +33,7 @@ func BenchmarkObject(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*n), "ns/route")
-	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N*n), "cpu-ns/route")
-}
-
-// cpuTime is the user and system CPU time of the process so far: on a busy
-// machine, a steadier measure than the wall clock.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((testkit.CPUTime()-cpu).Nanoseconds())/float64(b.N*n), "cpu-ns/route")
 }
 
 // BenchmarkCompile measures what the first use of a kind costs: building the
