@@ -18,11 +18,17 @@ import (
 	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 )
 
-// newPiece encodes and checks one resource.
+// newPiece checks one resource and encodes it.
 func newPiece(typeURL string, m proto.Message, name string, fill func(*busv1.XdsResource)) (*piece, error) {
 	if err := validateOne(typeURL, m); err != nil {
 		return nil, fmt.Errorf("%w: %s %s: %v", ErrInvalid, shortType(typeURL), name, err)
 	}
+	return encodePiece(typeURL, m, name, fill)
+}
+
+// encodePiece encodes one resource that its caller has checked with
+// ValidateAll (to say more of what fails than newPiece would).
+func encodePiece(typeURL string, m proto.Message, name string, fill func(*busv1.XdsResource)) (*piece, error) {
 	value, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("%w: marshal %s %s: %v", ErrInvalid, shortType(typeURL), name, err)
@@ -112,7 +118,7 @@ func encodeVhost(vh *irv1.VirtualHost, l *irv1.Listener) (*piece, error) {
 	if err := evh.ValidateAll(); err != nil {
 		return nil, fmt.Errorf("%w: %s %s: %v", ErrInvalid, shortType(resourcev3.RouteType), l.GetName(), narrowHost(evh, err))
 	}
-	p, err := newPiece(xdsbucket.VirtualHostType, evh, vh.GetName(), func(r *busv1.XdsResource) {
+	p, err := encodePiece(xdsbucket.VirtualHostType, evh, vh.GetName(), func(r *busv1.XdsResource) {
 		r.RouteConfiguration, r.Order = l.GetName(), xdsbucket.VirtualHostOrder(vh.GetName())
 	})
 	if err != nil {
@@ -207,7 +213,7 @@ func encodeAPIListener(host, routeConfig string) (*piece, error) {
 	if err := lis.ValidateAll(); err != nil {
 		return nil, fmt.Errorf("%w: proxyless listener %s: %v", ErrInvalid, host, err)
 	}
-	p, err := newPiece(resourcev3.ListenerType, lis, host, func(r *busv1.XdsResource) { r.Proxyless = true })
+	p, err := encodePiece(resourcev3.ListenerType, lis, host, func(r *busv1.XdsResource) { r.Proxyless = true })
 	if err != nil {
 		return nil, err
 	}
