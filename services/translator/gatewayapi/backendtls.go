@@ -38,6 +38,9 @@ type policyState struct {
 // not have is TargetNotFound). Policies of Services that no such route of
 // the gateway uses get no status from it.
 func processBackendTLSPolicies(t *translation) {
+	if !t.hasPolicies {
+		return // no backend has a policy, and no policy a status
+	}
 	states := map[types.NamespacedName]*policyState{}
 	names := make([]string, 0, len(t.backends))
 	for name := range t.backends {

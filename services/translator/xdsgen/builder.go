@@ -455,6 +455,13 @@ func (b *Builder) diffAPIListeners(gw *irv1.Gateway, hosts map[string]bool, all 
 // count updates what the set holds and names with d, and checks that
 // everything a resource names is there.
 func (b *Builder) count(d *delta) error {
+	if len(b.names) == 0 && len(d.adds) > 0 { // a fresh build: size the maps once
+		refs := 0
+		for _, p := range d.adds {
+			refs += len(p.refs)
+		}
+		b.names, b.refs = make(map[ref]int, len(d.adds)), make(map[ref]int, refs)
+	}
 	for _, p := range d.drops {
 		b.names[ref{p.res.GetTypeUrl(), p.res.GetName()}]--
 		for _, r := range p.refs {

@@ -1,8 +1,7 @@
 package xdsgen
 
 import (
-	"net"
-	"strconv"
+	"slices"
 
 	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
@@ -25,13 +24,11 @@ func LoadAssignment(b *irv1.Backend) *endpointv3.ClusterLoadAssignment {
 		return cla
 	}
 	lbs := make([]*endpointv3.LbEndpoint, 0, len(b.GetEndpoints()))
-	seen := make(map[string]bool, len(b.GetEndpoints()))
+	seen := newEndpointSet(len(b.GetEndpoints()))
 	for _, e := range b.GetEndpoints() {
-		key := net.JoinHostPort(e.GetAddress(), strconv.FormatUint(uint64(e.GetPort()), 10))
-		if !e.GetReady() || seen[key] {
+		if !e.GetReady() || !seen.add(e) {
 			continue
 		}
-		seen[key] = true
 		lbs = append(lbs, &endpointv3.LbEndpoint{
 			HostIdentifier: &endpointv3.LbEndpoint_Endpoint{Endpoint: &endpointv3.Endpoint{
 				Address: socketAddress(e.GetAddress(), e.GetPort()),
@@ -46,4 +43,43 @@ func LoadAssignment(b *irv1.Backend) *endpointv3.ClusterLoadAssignment {
 		}}
 	}
 	return cla
+}
+
+// endpointSet is the addresses and ports of a load assignment so far. A
+// backend has few endpoints as a rule, and looking through them costs
+// less than a map; past smallEndpoints it keeps a map.
+type endpointSet struct {
+	list []endpointKey
+	big  map[endpointKey]struct{}
+}
+
+type endpointKey struct {
+	address string
+	port    uint32
+}
+
+const smallEndpoints = 16
+
+func newEndpointSet(n int) *endpointSet {
+	if n > smallEndpoints {
+		return &endpointSet{big: make(map[endpointKey]struct{}, n)}
+	}
+	return &endpointSet{list: make([]endpointKey, 0, n)}
+}
+
+// add adds e's address and port, and reports whether they were new.
+func (s *endpointSet) add(e *irv1.Endpoint) bool {
+	k := endpointKey{e.GetAddress(), e.GetPort()}
+	if s.big != nil {
+		if _, ok := s.big[k]; ok {
+			return false
+		}
+		s.big[k] = struct{}{}
+		return true
+	}
+	if slices.Contains(s.list, k) {
+		return false
+	}
+	s.list = append(s.list, k)
+	return true
 }

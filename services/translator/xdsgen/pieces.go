@@ -223,6 +223,9 @@ func encodeAPIListener(host, routeConfig string) (*piece, error) {
 
 // clusterSecrets are the SDS secrets a cluster presents to its backends.
 func clusterSecrets(c *clusterv3.Cluster) []string {
+	if c.GetTransportSocket() == nil {
+		return nil
+	}
 	tls := &tlsv3.UpstreamTlsContext{}
 	if !typedAs(c.GetTransportSocket().GetTypedConfig(), tls) {
 		return nil
