@@ -28,7 +28,12 @@
 //     with the API server's errors and cost budget: apiextensions' own
 //     evaluator rebuilds schema adapters on every field a rule reads, which
 //     more than doubled the cost of validating an HTTPRoute. A test checks
-//     that both give the same errors on every object of the tests.
+//     that both give the same errors on every object of the tests. Each
+//     schema node remembers what its rules gave, and cost, on the values it
+//     has seen (rules_memo.go): objects of a kind repeat values (the same
+//     parentRefs, the same path matches), and a rule is a function of its
+//     value, so a value seen before replays its outcomes through the same
+//     budget logic instead of running CEL again.
 //
 // The object is checked against the schema of the version it names when the
 // CustomResourceDefinition serves that version, and against the storage

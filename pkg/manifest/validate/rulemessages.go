@@ -1,13 +1,9 @@
 package validate
 
 import (
-	"context"
 	"fmt"
-	"math"
 	"strings"
 
-	celgo "github.com/google/cel-go/cel"
-	"github.com/google/cel-go/interpreter"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
@@ -17,20 +13,19 @@ import (
 // The messages of failed CEL rules, worded as the apiextensions-apiserver
 // words them.
 
-// evalMessageExpression evaluates a failed rule's messageExpression src: it
+// messageOf reads the outcome of a failed rule's messageExpression src: it
 // returns the message and what is left of budget, or an error whose Type
 // says whether validation stops (Internal, Invalid) or goes on with the
 // rule's own message (no Type).
-func evalMessageExpression(ctx context.Context, expr celgo.Program, src string, act interpreter.Activation, budget int64) (string, int64, *apiservercel.Error) {
-	result, details, err := expr.ContextEval(ctx, act)
-	if details == nil || details.ActualCost() == nil {
+func messageOf(o outcome, src string, budget int64) (string, int64, *apiservercel.Error) {
+	result, err, cost := o.result, o.err, o.cost
+	if o.costMissing != 0 {
 		return "", -1, &apiservercel.Error{
 			Type:   apiservercel.ErrorTypeInternal,
 			Detail: fmt.Sprintf("runtime cost could not be calculated for messageExpression: %q", src),
 		}
 	}
-	cost := *details.ActualCost()
-	if cost > math.MaxInt64 || int64(cost) > budget {
+	if overBudget(cost, budget) {
 		return "", -1, &apiservercel.Error{
 			Type:   apiservercel.ErrorTypeInvalid,
 			Detail: "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run",

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
+	celgo "github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
@@ -49,6 +49,10 @@ type ruleNode struct {
 
 	items, additional *ruleNode
 	properties        map[string]*ruleNode
+
+	// memo remembers what the rules gave on values seen before (see
+	// rules_memo.go).
+	memo ruleMemo
 }
 
 // compileRules compiles the CEL rules of a resource's schema; nil when it
@@ -221,8 +225,41 @@ func (n *ruleNode) evaluate(ctx context.Context, path *field.Path, obj any, budg
 	case budget <= 0:
 		return field.ErrorList{field.Invalid(path, typ, errOutOfBudget)}, -1
 	}
-	act := &activation{self: common.UnstructuredToVal(obj, n.self)}
-	optional := &activation{self: act.self, optionalOldSelf: true}
+	seen, key := n.memo.find(obj)
+	var record *outcomes
+	if seen == nil && key != "" {
+		record = newOutcomes(len(n.compiled))
+	}
+	var act, optional *activation // made when a program runs
+	outcomeOf := func(i int, message bool, prog celgo.Program, isOptional bool) outcome {
+		bit := uint8(1)
+		if message {
+			bit = 2
+		}
+		list := func(o *outcomes) []outcome {
+			if message {
+				return o.messages
+			}
+			return o.rules
+		}
+		if seen != nil && seen.ran[i]&bit != 0 {
+			return list(seen)[i]
+		}
+		if act == nil {
+			act = &activation{self: common.UnstructuredToVal(obj, n.self)}
+			optional = &activation{self: act.self, optionalOldSelf: true}
+		}
+		a := act
+		if isOptional {
+			a = optional
+		}
+		o := run(ctx, prog, a)
+		if record != nil {
+			list(record)[i] = o
+			record.ran[i] |= bit
+		}
+		return o
+	}
 	var errs field.ErrorList
 	for i, c := range n.compiled {
 		rule := n.rules[i]
@@ -234,24 +271,19 @@ func (n *ruleNode) evaluate(ctx context.Context, path *field.Path, obj any, budg
 		if c.Program == nil || c.UsesOldSelf && !isOptional {
 			continue // a transition rule: it only applies to updates
 		}
-		ruleAct := act
-		if isOptional {
-			ruleAct = optional
-		}
-		result, details, err := c.Program.ContextEval(ctx, ruleAct)
-		if details == nil || details.ActualCost() == nil {
+		o := outcomeOf(i, false, c.Program, isOptional)
+		if o.costMissing != 0 {
 			msg := fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(rule))
-			if details == nil {
+			if o.costMissing == 1 {
 				return append(errs, field.InternalError(path, errors.New(msg))), -1
 			}
 			return append(errs, field.Invalid(path, typ, msg)), -1
 		}
-		cost := *details.ActualCost()
-		if cost > math.MaxInt64 || int64(cost) > budget {
+		if overBudget(o.cost, budget) {
 			return append(errs, field.Invalid(path, typ, errOutOfBudget)), -1
 		}
-		budget -= int64(cost)
-		if err != nil {
+		budget -= int64(o.cost)
+		if err := o.err; err != nil {
 			switch msg := err.Error(); {
 			case strings.HasPrefix(msg, "no such overload"):
 				errs = append(errs, field.Invalid(path, typ, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", err, ruleErrorString(rule))))
@@ -262,7 +294,7 @@ func (n *ruleNode) evaluate(ctx context.Context, path *field.Path, obj any, budg
 			}
 			continue
 		}
-		if result == types.True {
+		if o.result == types.True {
 			continue
 		}
 		at := path
@@ -271,7 +303,7 @@ func (n *ruleNode) evaluate(ctx context.Context, path *field.Path, obj any, budg
 		}
 		detail := ruleMessageOrDefault(rule)
 		if c.MessageExpression != nil {
-			msg, left, msgErr := evalMessageExpression(ctx, c.MessageExpression, rule.MessageExpression, act, budget)
+			msg, left, msgErr := messageOf(outcomeOf(i, true, c.MessageExpression, false), rule.MessageExpression, budget)
 			switch {
 			case msgErr == nil:
 				detail, budget = msg, left
@@ -288,6 +320,9 @@ func (n *ruleNode) evaluate(ctx context.Context, path *field.Path, obj any, budg
 			value = field.OmitValueType{}
 		}
 		errs = append(errs, fieldErrorForReason(at, value, detail, rule.Reason))
+	}
+	if record != nil {
+		n.memo.remember(key, record)
 	}
 	return errs, budget
 }

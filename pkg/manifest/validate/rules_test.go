@@ -93,9 +93,13 @@ const manyLabels = `{a: 1, b: 2, zero: 1, name: ok, labels: {k1: bad, k2: good, 
 // Gateway API object of the package's tests and of the benchmark.
 func TestRulesMatchUpstream(t *testing.T) {
 	s := compileYAML(t, craftedSchema)
-	var budgets []int64 // every budget up to what all but the quadratic rule cost
+	var budgets []int64 // every budget up to what all but the quadratic rule cost, up and down
 	for b := range int64(200) {
 		budgets = append(budgets, b)
+	}
+	budgets = append(budgets, celconfig.RuntimeCELCostBudget)
+	for b := range int64(200) {
+		budgets = append(budgets, 199-b)
 	}
 	for _, limit := range []uint64{celconfig.PerCallLimit, 40} {
 		ours, err := compileRules(s.structural, limit)
@@ -105,7 +109,10 @@ func TestRulesMatchUpstream(t *testing.T) {
 		upstream := apiextcel.NewValidator(s.structural, true, limit)
 		for i, spec := range craftedObjects {
 			obj := object(t, "apiVersion: test/v1\nkind: Crafted\nmetadata: {name: c}\nspec: "+spec)
-			for _, budget := range append(budgets, celconfig.RuntimeCELCostBudget) {
+			// Up, then down: the outcomes a node remembers (rules_memo.go)
+			// are replayed with more and with less budget than the
+			// evaluation that recorded them had.
+			for _, budget := range budgets {
 				name := fmt.Sprintf("limit %d, object %d, budget %d", limit, i, budget)
 				compareRules(t, name, s.structural, ours, upstream, obj, budget)
 			}

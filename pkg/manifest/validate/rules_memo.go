@@ -1,0 +1,177 @@
+package validate
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	celgo "github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/interpreter"
+)
+
+// Rules remembered by value.
+//
+// A CEL rule is a function of the value it is given (an object being
+// created has no old self), and so is what it costs: the same program on
+// the same value gives the same result, error and actual cost. Objects of
+// one kind repeat values again and again (every route of a gateway names
+// it in parentRefs; most path matches are PathPrefix "/"), so a ruleNode
+// remembers, for the values it has seen, what each of its programs gave.
+// evaluate then replays those outcomes through the same budget and error
+// logic as a fresh evaluation: the errors and the budget left are the
+// same, only the evaluations are saved. A node stops remembering when
+// its values rarely repeat, and forgets everything when it holds too many.
+
+// outcome is what one program gave on one value, as evaluate reads it.
+type outcome struct {
+	result ref.Val
+	err    error
+	// cost is the actual cost; costMissing says why there is none: 1, no
+	// evaluation details; 2, details without a cost.
+	cost        uint64
+	costMissing int
+}
+
+func run(ctx context.Context, prog celgo.Program, act interpreter.Activation) outcome {
+	result, details, err := prog.ContextEval(ctx, act)
+	o := outcome{result: result, err: err}
+	switch {
+	case details == nil:
+		o.costMissing = 1
+	case details.ActualCost() == nil:
+		o.costMissing = 2
+	default:
+		o.cost = *details.ActualCost()
+	}
+	return o
+}
+
+// overBudget reports whether cost does not fit in budget.
+func overBudget(cost uint64, budget int64) bool { return cost > math.MaxInt64 || int64(cost) > budget }
+
+// outcomes are the outcomes of a node's rules on one value, by rule index,
+// and of the messageExpressions of those that failed. A complete record is
+// never changed.
+type outcomes struct {
+	rules, messages []outcome
+	ran             []uint8 // bit 1: the rule ran; bit 2: its message
+}
+
+func newOutcomes(n int) *outcomes {
+	return &outcomes{rules: make([]outcome, n), messages: make([]outcome, n), ran: make([]uint8, n)}
+}
+
+// The memory's bounds: values whose key is longer are not remembered; a
+// node that has looked up memoTrial values and found fewer than a
+// memoMinHits share of them stops; one that holds memoMaxValues starts over.
+const (
+	memoMaxKey    = 4 << 10
+	memoTrial     = 256
+	memoMinHits   = 4 // one in four
+	memoMaxValues = 1024
+)
+
+// ruleMemo is a node's memory. It is safe for concurrent use.
+type ruleMemo struct {
+	mu            sync.Mutex
+	values        map[string]*outcomes
+	lookups, hits int
+	off           bool
+}
+
+// find returns the outcomes remembered for obj, or nil and the key under
+// which to remember them ("" when they are not to be remembered).
+func (m *ruleMemo) find(obj any) (*outcomes, string) {
+	m.mu.Lock()
+	off := m.off
+	m.mu.Unlock()
+	if off {
+		return nil, ""
+	}
+	var b strings.Builder
+	if !writeKey(&b, obj) {
+		return nil, ""
+	}
+	key := b.String()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.lookups++
+	if o := m.values[key]; o != nil {
+		m.hits++
+		return o, ""
+	}
+	if m.lookups >= memoTrial && m.hits*memoMinHits < m.lookups {
+		m.off, m.values = true, nil
+		return nil, ""
+	}
+	return nil, key
+}
+
+// remember keeps the complete outcomes o of the value of key.
+func (m *ruleMemo) remember(key string, o *outcomes) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.off {
+		return
+	}
+	if m.values == nil || len(m.values) >= memoMaxValues {
+		m.values = map[string]*outcomes{}
+	}
+	m.values[key] = o
+}
+
+// writeKey writes a key of v that two values share only when they are
+// equal and of the same types (the integer 1 and the number 1.0 differ
+// for CEL): false when v holds another type, or its key is too long.
+func writeKey(b *strings.Builder, v any) bool {
+	if b.Len() > memoMaxKey {
+		return false
+	}
+	switch v := v.(type) {
+	case nil:
+		b.WriteByte('n')
+	case bool:
+		b.WriteString(strconv.FormatBool(v))
+	case int64:
+		b.WriteByte('i')
+		b.WriteString(strconv.FormatInt(v, 10))
+	case float64:
+		b.WriteByte('f')
+		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+	case string:
+		b.WriteByte('s')
+		b.WriteString(strconv.Quote(v))
+	case []any:
+		b.WriteByte('[')
+		for _, e := range v {
+			if !writeKey(b, e) {
+				return false
+			}
+			b.WriteByte(',')
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b.WriteByte('{')
+		for _, k := range keys {
+			b.WriteString(strconv.Quote(k))
+			b.WriteByte(':')
+			if !writeKey(b, v[k]) {
+				return false
+			}
+			b.WriteByte(',')
+		}
+		b.WriteByte('}')
+	default:
+		return false
+	}
+	return b.Len() <= memoMaxKey
+}
