@@ -243,6 +243,20 @@ func originPath(origin string) string {
 // the object outside metadata changes; it is read back from the bucket on
 // start, so it survives restarts.
 func next(o manifest.Object, prev record, seen bool) (*busv1.Resource, record, error) {
+	j, ok := parseObjectJSON(o.JSON)
+	if !ok || j.has("generation") || j.has("resourceVersion") {
+		return nextDecoded(o, prev, seen)
+	}
+	content, spec := sha256.Sum256(o.JSON), sha256.Sum256(j.withoutMetadata())
+	generation := nextGeneration(prev, seen, spec)
+	resourceVersion := resourceVersionOf(content, generation)
+	res := resourceOf(o, j.uid(), generation, resourceVersion, j.stamped(generation, resourceVersion))
+	return res, record{origin: res.Origin, generation: generation, content: content, spec: spec}, nil
+}
+
+// nextDecoded is next for JSON that parseObjectJSON does not take apart:
+// it decodes the object, sets its two fields and encodes it again.
+func nextDecoded(o manifest.Object, prev record, seen bool) (*busv1.Resource, record, error) {
 	obj, err := decodeObject(o.JSON)
 	if err != nil {
 		return nil, record{}, err
@@ -251,15 +265,8 @@ func next(o manifest.Object, prev record, seen bool) (*busv1.Resource, record, e
 	if err != nil {
 		return nil, record{}, err
 	}
-	generation := int64(1)
-	if seen && prev.generation > 0 {
-		generation = prev.generation
-		if spec != prev.spec {
-			generation++
-		}
-	}
-	rv := sha256.Sum256(append(content[:], strconv.FormatInt(generation, 10)...))
-	resourceVersion := hex.EncodeToString(rv[:8])
+	generation := nextGeneration(prev, seen, spec)
+	resourceVersion := resourceVersionOf(content, generation)
 	meta := obj["metadata"].(map[string]any) // manifest.Decode always sets it
 	meta["generation"] = generation
 	meta["resourceVersion"] = resourceVersion
@@ -268,13 +275,35 @@ func next(o manifest.Object, prev record, seen bool) (*busv1.Resource, record, e
 		return nil, record{}, err
 	}
 	uid, _ := meta["uid"].(string)
-	res := &busv1.Resource{
+	res := resourceOf(o, uid, generation, resourceVersion, data)
+	return res, record{origin: res.Origin, generation: generation, content: content, spec: spec}, nil
+}
+
+// nextGeneration is 1 for an object not published before, and otherwise
+// the last generation, one more when the object outside metadata (spec,
+// its hash) changed.
+func nextGeneration(prev record, seen bool, spec [32]byte) int64 {
+	if !seen || prev.generation <= 0 {
+		return 1
+	}
+	if spec != prev.spec {
+		return prev.generation + 1
+	}
+	return prev.generation
+}
+
+func resourceVersionOf(content [32]byte, generation int64) string {
+	rv := sha256.Sum256(append(content[:], strconv.FormatInt(generation, 10)...))
+	return hex.EncodeToString(rv[:8])
+}
+
+func resourceOf(o manifest.Object, uid string, generation int64, resourceVersion string, data []byte) *busv1.Resource {
+	return &busv1.Resource{
 		Group: o.Kind.Group, Version: o.Kind.Version, Kind: o.Kind.Kind,
 		Namespace: o.Namespace, Name: o.Name, Uid: uid,
 		Generation: generation, ResourceVersion: resourceVersion,
 		Object: data, Origin: origin(o),
 	}
-	return res, record{origin: res.Origin, generation: generation, content: content, spec: spec}, nil
 }
 
 // origin is the Origin of o's Resource: "file:<path>:<line>".
