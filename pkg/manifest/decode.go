@@ -212,15 +212,16 @@ func (d *decoder) document(n *yaml.Node) {
 
 // object decodes, checks and normalizes one object.
 func (d *decoder) object(n *yaml.Node) {
-	raw, err := nodeJSON(n)
+	raw, obj, err := nodeJSON(n)
 	if err != nil {
 		d.problem(n.Line, "%v", err)
 		return
 	}
-	var obj map[string]any
-	if err := unmarshal(raw, &obj); err != nil {
-		d.problem(n.Line, "%v", err)
-		return
+	if obj == nil {
+		if err := unmarshal(raw, &obj); err != nil {
+			d.problem(n.Line, "%v", err)
+			return
+		}
 	}
 	kind, ok := d.header(n, obj)
 	if !ok {
@@ -340,12 +341,16 @@ func normalize(obj map[string]any, kind Kind) {
 }
 
 // nodeJSON converts a YAML node to JSON the way kubectl does (YAML 1.1
-// scalars: yes/no are booleans).
-func nodeJSON(n *yaml.Node) ([]byte, error) {
-	if b, ok := fastJSON(n); ok {
-		return b, nil
+// scalars: yes/no are booleans). When the node is a mapping that fastJSON
+// converts, it also returns the object as unmarshal would decode the JSON
+// (integers as int64), which the caller then owns; otherwise nil.
+func nodeJSON(n *yaml.Node) ([]byte, map[string]any, error) {
+	if b, v, ok := fastJSON(n); ok {
+		obj, _ := v.(map[string]any)
+		return b, obj, nil
 	}
-	return slowJSON(n)
+	b, err := slowJSON(n)
+	return b, nil, err
 }
 
 // slowJSON is nodeJSON for every node: the node marshalled to YAML and

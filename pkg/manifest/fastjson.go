@@ -16,14 +16,16 @@ import (
 // with a letter and are no YAML 1.1 boolean (yes, no, on, off, y, n),
 // paths (starting with /) and IPv4 addresses. It
 // reports false for any other node, which nodeJSON then converts; the
-// result is then the same bytes as nodeJSON's (TestFastJSONMatches).
-func fastJSON(n *yaml.Node) ([]byte, bool) {
+// result is then the same bytes as nodeJSON's (TestFastJSONMatches). It
+// also returns the value the bytes encode, equal to what unmarshal decodes
+// from them: maps, lists, strings, int64s, booleans and nils.
+func fastJSON(n *yaml.Node) ([]byte, any, bool) {
 	v, ok := fastValue(n)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	b, err := EncodeJSON(v)
-	return b, err == nil
+	return b, v, err == nil
 }
 
 func fastValue(n *yaml.Node) (any, bool) {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -52,11 +53,15 @@ aa: [1.2.3, 10.0.0.1.5, /, 192.168.1.255]
 		walk = func(n *yaml.Node) {
 			if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
 				converted++
-				if got, ok := fastJSON(n); ok {
+				if got, v, ok := fastJSON(n); ok {
 					fast++
 					want, err := slowJSON(n)
 					if err != nil || !bytes.Equal(got, want) {
 						t.Errorf("%s line %d: fastJSON gives %s, nodeJSON %s (%v)", where, n.Line, got, want, err)
+					}
+					var decoded any
+					if err := unmarshal(got, &decoded); err != nil || !reflect.DeepEqual(v, decoded) {
+						t.Errorf("%s line %d: fastJSON's value %#v is not what its JSON decodes to, %#v (%v)", where, n.Line, v, decoded, err)
 					}
 				}
 			}
