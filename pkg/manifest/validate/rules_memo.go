@@ -65,20 +65,25 @@ func newOutcomes(n int) *outcomes {
 	return &outcomes{rules: make([]outcome, n), messages: make([]outcome, n), ran: make([]uint8, n)}
 }
 
-// The memory's bounds: values whose key is longer are not remembered; a
-// node that has looked up memoTrial values and found fewer than a
-// memoMinHits share of them stops; one that holds memoMaxValues starts over.
+// The memory's bounds: values whose key is longer than memoMaxKey are not
+// remembered; a node that has looked up memoTrial values and found fewer
+// than a memoMinHits share of them stops; one that holds memoMaxValues
+// values, or memoMaxBytes of keys, starts over. A node holds at most about
+// 128 KiB of keys, and the Gateway API kinds have about 200 nodes with
+// rules, of which an input uses a few.
 const (
 	memoMaxKey    = 4 << 10
 	memoTrial     = 256
 	memoMinHits   = 4 // one in four
 	memoMaxValues = 1024
+	memoMaxBytes  = 128 << 10
 )
 
 // ruleMemo is a node's memory. It is safe for concurrent use.
 type ruleMemo struct {
 	mu            sync.Mutex
 	values        map[string]*outcomes
+	bytes         int // of the keys of values
 	lookups, hits int
 	off           bool
 }
@@ -105,7 +110,7 @@ func (m *ruleMemo) find(obj any) (*outcomes, string) {
 		return o, ""
 	}
 	if m.lookups >= memoTrial && m.hits*memoMinHits < m.lookups {
-		m.off, m.values = true, nil
+		m.off, m.values, m.bytes = true, nil, 0
 		return nil, ""
 	}
 	return nil, key
@@ -118,8 +123,11 @@ func (m *ruleMemo) remember(key string, o *outcomes) {
 	if m.off {
 		return
 	}
-	if m.values == nil || len(m.values) >= memoMaxValues {
-		m.values = map[string]*outcomes{}
+	if m.values == nil || len(m.values) >= memoMaxValues || m.bytes+len(key) > memoMaxBytes {
+		m.values, m.bytes = map[string]*outcomes{}, 0
+	}
+	if _, had := m.values[key]; !had {
+		m.bytes += len(key)
 	}
 	m.values[key] = o
 }

@@ -83,4 +83,16 @@ func TestRuleMemo(t *testing.T) {
 	if labels.memo.off || len(labels.memo.values) > memoMaxValues {
 		t.Fatalf("label values: off %v, %d values held; want on, at most %d", labels.memo.off, len(labels.memo.values), memoMaxValues)
 	}
+	long := strings.Repeat("x", 3000) // memoMaxBytes holds about 43 of these
+	for i := range 200 {
+		v := fmt.Sprintf("%s%d", long, i%100)
+		labels.evaluate(ctx, nil, v, celconfig.RuntimeCELCostBudget)
+		labels.evaluate(ctx, nil, v, celconfig.RuntimeCELCostBudget)
+		if labels.memo.bytes > memoMaxBytes {
+			t.Fatalf("%d bytes of keys held, over %d", labels.memo.bytes, memoMaxBytes)
+		}
+	}
+	if labels.memo.bytes == 0 || labels.memo.hits == 0 {
+		t.Fatalf("long label values: %d bytes held, %d hits; want some of each", labels.memo.bytes, labels.memo.hits)
+	}
 }
