@@ -55,7 +55,8 @@ envtest-assets: ## Build kube-apiserver and etcd for envtest into ~/.cache/gatew
 FUZZTIME ?= 30s
 # Each fuzz target and its package; go test -fuzz takes one package at a time.
 FUZZ_TARGETS := FuzzDecodeValue:./pkg/bus FuzzApply:./services/translator/resources \
-	FuzzDecode:./pkg/manifest FuzzDiscoveryRequest:./services/xds FuzzTranslate:./services/translator
+	FuzzDecode:./pkg/manifest FuzzDiscoveryRequest:./services/xds FuzzTranslate:./services/translator \
+	FuzzObjectJSON:./services/provider/file
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target (bus codec, Resource objects, manifests, xDS requests, translation) for $(FUZZTIME); crashers land in the package's testdata/fuzz.
