@@ -59,7 +59,7 @@ FUZZ_TARGETS := FuzzDecodeValue:./pkg/bus FuzzApply:./services/translator/resour
 	FuzzObjectJSON:./services/provider/file
 
 .PHONY: fuzz
-fuzz: ## Run each fuzz target (bus codec, Resource objects, manifests, xDS requests, translation) for $(FUZZTIME); crashers land in the package's testdata/fuzz.
+fuzz: ## Run each fuzz target (bus codec, Resource objects, manifests, xDS requests, translation, published object JSON) for $(FUZZTIME); crashers land in the package's testdata/fuzz.
 	for t in $(FUZZ_TARGETS); do \
 		go test -run '^$$' -fuzz "^$${t%%:*}\$$" -fuzztime $(FUZZTIME) "$${t#*:}" || exit 1; \
 	done
