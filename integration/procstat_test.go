@@ -60,21 +60,6 @@ func statusMiB(t testing.TB, p *proc, field string) float64 {
 	return 0
 }
 
-// loadavg is the machine's load average over the last minute, from
-// /proc/loadavg.
-func loadavg(t testing.TB) float64 {
-	t.Helper()
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := strconv.ParseFloat(strings.Fields(string(data))[0], 64)
-	if err != nil {
-		t.Fatalf("/proc/loadavg %q: %v", data, err)
-	}
-	return f
-}
-
 // saveProfile fetches path (a /debug/pprof profile) from an admin server
 // into file. It logs, and does not fail, when it cannot: a profile is an
 // aid to the figures, not one of them.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // propagationEdits is how many route edits each propagation measure makes.
@@ -124,7 +125,7 @@ func propagation(b *testing.B, mode, dir string, n int) {
 	r := in.recorder
 	timeout := 3*time.Minute + time.Duration(n)*60*time.Millisecond
 	served := r.waitFor(b, timeout, fmt.Sprintf("the configuration of %d routes", n), resource.RouteType, func() bool { return r.complete(n) })
-	f.cold, f.coldLoad = served.Sub(in.began).Seconds(), loadavg(b)
+	f.cold, f.coldLoad = served.Sub(in.began).Seconds(), testkit.LoadAverage(b)
 	for _, p := range in.procs {
 		f.coldCPU += cpuSeconds(b, p)
 	}
@@ -146,7 +147,7 @@ func propagation(b *testing.B, mode, dir string, n int) {
 		st.add(wrote, seen)
 	}
 	wg.Wait()
-	f.editLoad = loadavg(b)
+	f.editLoad = testkit.LoadAverage(b)
 	f.first, f.slowest = edits[0], slices.Max(edits)
 	slices.Sort(edits)
 	f.p50, f.p90, f.p99 = percentile(edits, 50), percentile(edits, 90), percentile(edits, 99)
@@ -157,7 +158,7 @@ func propagation(b *testing.B, mode, dir string, n int) {
 		f.rss[p.name], f.hwm[p.name], f.cpu[p.name] = statusMiB(b, p, "VmRSS"), statusMiB(b, p, "VmHWM"), cpuSeconds(b, p)
 		f.anon[p.name] = statusMiB(b, p, "RssAnon")
 	}
-	f.endLoad = loadavg(b)
+	f.endLoad = testkit.LoadAverage(b)
 	if profiles != "" {
 		for name, admin := range in.admins {
 			saveProfile(b, admin, "/debug/pprof/heap?gc=1", filepath.Join(profiles, fmt.Sprintf("%s-%d-%s.heap", mode, n, name)), time.Minute)

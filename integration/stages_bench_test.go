@@ -127,7 +127,7 @@ func (s *stages) report(b *testing.B, mode string, n int) {
 		}
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "\n%s, %d routes: the stages of %d edits, p50 / p90 (the first edit), ms  load %.2f\n", mode, n, len(traces), loadavg(b))
+	fmt.Fprintf(&out, "\n%s, %d routes: the stages of %d edits, p50 / p90 (the first edit), ms  load %.2f\n", mode, n, len(traces), testkit.LoadAverage(b))
 	for i, name := range stageNames {
 		slices.Sort(per[i])
 		fmt.Fprintf(&out, "  %-34s %6.2f / %6.2f  (%6.2f)\n", name, percentile(per[i], 50), percentile(per[i], 90), float64(first[i].Microseconds())/1000)

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // translateRoutes is the size of BenchmarkTranslateProcess's input.
@@ -34,7 +36,7 @@ func BenchmarkTranslateProcess(b *testing.B) {
 		st := cmd.ProcessState
 		cpu := (st.UserTime() + st.SystemTime()).Seconds()
 		peak := float64(st.SysUsage().(*syscall.Rusage).Maxrss) / 1024 // kB on Linux
-		load := loadavg(b)
+		load := testkit.LoadAverage(b)
 		b.ReportMetric(wall.Seconds(), "wall-s")
 		b.ReportMetric(cpu, "cpu-s")
 		b.ReportMetric(peak, "peak-MiB")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // writeManyRoutes writes the input of the translator's BenchmarkTranslate
@@ -59,9 +60,12 @@ func BenchmarkTranslateCommand(b *testing.B) {
 	in := writeManyRoutes(b, 1000)
 	opts := translateOptions{inputs: inputs{in}, controller: gatewayclass.DefaultControllerName, output: "status", format: "yaml"}
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for b.Loop() {
 		if err := translate(context.Background(), opts, nil, io.Discard, io.Discard); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(testkit.LoadAverage(b), "load1")
 }

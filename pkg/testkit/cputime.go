@@ -1,7 +1,11 @@
 package testkit
 
 import (
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -15,4 +19,24 @@ func CPUTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// LoadAverage is the machine's load average over the last minute, from
+// /proc/loadavg, which every benchmark figure is printed beside; it fails
+// the test when the file cannot be read.
+func LoadAverage(tb testing.TB) float64 {
+	tb.Helper()
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		tb.Fatalf("/proc/loadavg is empty")
+	}
+	f, err := strconv.ParseFloat(fields[0], 64)
+	if err != nil {
+		tb.Fatalf("/proc/loadavg %q: %v", data, err)
+	}
+	return f
 }

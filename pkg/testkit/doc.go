@@ -15,7 +15,8 @@
 //     package, imports that keep the services apart, and a goroutine-leak
 //     check (goleak) in every test package.
 //   - [CPUTime] is the process's CPU time, which benchmarks report per
-//     operation beside the wall time.
+//     operation beside the wall time, and [LoadAverage] the machine's load,
+//     which they report beside both.
 //
 // Everything here is for tests only: no production package may import it.
 // The helpers take a [testing.TB] and are safe to call from parallel tests

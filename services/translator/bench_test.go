@@ -41,10 +41,12 @@ func BenchmarkTranslate(b *testing.B) {
 }
 
 // reportCPU reports the process's CPU time per operation since since, the
-// garbage collector's work on the other cores included: the measure of the
-// translation targets, steadier than ns/op on a shared machine.
+// garbage collector's work on the other cores included (the measure of the
+// translation targets, steadier than ns/op on a shared machine), and the
+// machine's load average at the end.
 func reportCPU(b *testing.B, since time.Duration) {
 	b.ReportMetric(float64((testkit.CPUTime()-since).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(testkit.LoadAverage(b), "load1")
 }
 
 // benchIndex indexes the input of the benchmark: one gateway and routes

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gatewire/gatewire/pkg/gatewayclass"
+	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"google.golang.org/protobuf/proto"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -205,6 +206,7 @@ func BenchmarkEndpointChange(b *testing.B) {
 			x.translate(gw)
 			round := 0
 			b.ReportAllocs()
+			cpu := testkit.CPUTime()
 			for b.Loop() {
 				round++
 				applySlice(b, idx, slice, round%2)
@@ -214,6 +216,7 @@ func BenchmarkEndpointChange(b *testing.B) {
 					b.Fatal("no translation")
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }

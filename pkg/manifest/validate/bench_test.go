@@ -34,6 +34,7 @@ func BenchmarkObject(b *testing.B) {
 	}
 	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*n), "ns/route")
 	b.ReportMetric(float64((testkit.CPUTime()-cpu).Nanoseconds())/float64(b.N*n), "cpu-ns/route")
+	b.ReportMetric(testkit.LoadAverage(b), "load1")
 }
 
 // BenchmarkCompile measures what the first use of a kind costs: building the
