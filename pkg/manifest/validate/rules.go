@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	celgo "github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
@@ -225,41 +224,7 @@ func (n *ruleNode) evaluate(ctx context.Context, path *field.Path, obj any, budg
 	case budget <= 0:
 		return field.ErrorList{field.Invalid(path, typ, errOutOfBudget)}, -1
 	}
-	seen, key := n.memo.find(obj)
-	var record *outcomes
-	if seen == nil && key != "" {
-		record = newOutcomes(len(n.compiled))
-	}
-	var act, optional *activation // made when a program runs
-	outcomeOf := func(i int, message bool, prog celgo.Program, isOptional bool) outcome {
-		bit := uint8(1)
-		if message {
-			bit = 2
-		}
-		list := func(o *outcomes) []outcome {
-			if message {
-				return o.messages
-			}
-			return o.rules
-		}
-		if seen != nil && seen.ran[i]&bit != 0 {
-			return list(seen)[i]
-		}
-		if act == nil {
-			act = &activation{self: common.UnstructuredToVal(obj, n.self)}
-			optional = &activation{self: act.self, optionalOldSelf: true}
-		}
-		a := act
-		if isOptional {
-			a = optional
-		}
-		o := run(ctx, prog, a)
-		if record != nil {
-			list(record)[i] = o
-			record.ran[i] |= bit
-		}
-		return o
-	}
+	ev := n.newEvaluation(ctx, obj)
 	var errs field.ErrorList
 	for i, c := range n.compiled {
 		rule := n.rules[i]
@@ -271,7 +236,7 @@ func (n *ruleNode) evaluate(ctx context.Context, path *field.Path, obj any, budg
 		if c.Program == nil || c.UsesOldSelf && !isOptional {
 			continue // a transition rule: it only applies to updates
 		}
-		o := outcomeOf(i, false, c.Program, isOptional)
+		o := ev.outcome(i, false, c.Program, isOptional)
 		if o.costMissing != 0 {
 			msg := fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleErrorString(rule))
 			if o.costMissing == 1 {
@@ -303,7 +268,7 @@ func (n *ruleNode) evaluate(ctx context.Context, path *field.Path, obj any, budg
 		}
 		detail := ruleMessageOrDefault(rule)
 		if c.MessageExpression != nil {
-			msg, left, msgErr := messageOf(outcomeOf(i, true, c.MessageExpression, false), rule.MessageExpression, budget)
+			msg, left, msgErr := messageOf(ev.outcome(i, true, c.MessageExpression, false), rule.MessageExpression, budget)
 			switch {
 			case msgErr == nil:
 				detail, budget = msg, left
@@ -321,9 +286,7 @@ func (n *ruleNode) evaluate(ctx context.Context, path *field.Path, obj any, budg
 		}
 		errs = append(errs, fieldErrorForReason(at, value, detail, rule.Reason))
 	}
-	if record != nil {
-		n.memo.remember(key, record)
-	}
+	ev.complete()
 	return errs, budget
 }
 

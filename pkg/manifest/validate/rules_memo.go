@@ -11,6 +11,7 @@ import (
 	celgo "github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
+	"k8s.io/apiserver/pkg/cel/common"
 )
 
 // Rules remembered by value.
@@ -63,6 +64,60 @@ type outcomes struct {
 
 func newOutcomes(n int) *outcomes {
 	return &outcomes{rules: make([]outcome, n), messages: make([]outcome, n), ran: make([]uint8, n)}
+}
+
+// evaluation is one evaluation of a node's rules on one value: it takes
+// each program's outcome from what the node remembers of the value, or
+// runs the program and records the outcome, to be remembered when the
+// evaluation is complete (every rule it needed was run, none cut short).
+type evaluation struct {
+	ctx           context.Context
+	n             *ruleNode
+	obj           any
+	seen, record  *outcomes
+	key           string
+	act, optional *activation // made when a program first runs
+}
+
+func (n *ruleNode) newEvaluation(ctx context.Context, obj any) *evaluation {
+	e := &evaluation{ctx: ctx, n: n, obj: obj}
+	if e.seen, e.key = n.memo.find(obj); e.seen == nil && e.key != "" {
+		e.record = newOutcomes(len(n.compiled))
+	}
+	return e
+}
+
+// outcome is what prog, rule i's program or (message) its
+// messageExpression's, gives on the value.
+func (e *evaluation) outcome(i int, message bool, prog celgo.Program, isOptional bool) outcome {
+	bit, list := uint8(1), func(o *outcomes) []outcome { return o.rules }
+	if message {
+		bit, list = 2, func(o *outcomes) []outcome { return o.messages }
+	}
+	if e.seen != nil && e.seen.ran[i]&bit != 0 {
+		return list(e.seen)[i]
+	}
+	if e.act == nil {
+		e.act = &activation{self: common.UnstructuredToVal(e.obj, e.n.self)}
+		e.optional = &activation{self: e.act.self, optionalOldSelf: true}
+	}
+	a := e.act
+	if isOptional {
+		a = e.optional
+	}
+	o := run(e.ctx, prog, a)
+	if e.record != nil {
+		list(e.record)[i] = o
+		e.record.ran[i] |= bit
+	}
+	return o
+}
+
+// complete remembers the outcomes of an evaluation that ran to its end.
+func (e *evaluation) complete() {
+	if e.record != nil {
+		e.n.memo.remember(e.key, e.record)
+	}
 }
 
 // The memory's bounds: values whose key is longer than memoMaxKey are not

@@ -41,17 +41,17 @@ func fill(m protoreflect.Message) {
 		switch {
 		case fd.IsList():
 			l := m.Mutable(fd).List()
-			l.Append(element(m, fd, l.NewElement()))
+			l.Append(element(fd, l.NewElement()))
 		case fd.IsMap():
 			mp := m.Mutable(fd).Map()
-			mp.Set(protoreflect.ValueOf("k").MapKey(), element(m, fd.MapValue(), mp.NewValue()))
+			mp.Set(protoreflect.ValueOf("k").MapKey(), element(fd.MapValue(), mp.NewValue()))
 		default:
-			m.Set(fd, element(m, fd, m.NewField(fd)))
+			m.Set(fd, element(fd, m.NewField(fd)))
 		}
 	}
 }
 
-func element(m protoreflect.Message, fd protoreflect.FieldDescriptor, zero protoreflect.Value) protoreflect.Value {
+func element(fd protoreflect.FieldDescriptor, zero protoreflect.Value) protoreflect.Value {
 	switch fd.Kind() {
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		return zero
