@@ -26,7 +26,11 @@ func jsonToYAML(j []byte) ([]byte, error) {
 	if _, err := d.Token(); err != io.EOF {
 		return nil, fmt.Errorf("JSON to YAML: data after the value")
 	}
-	return yamlv2.Marshal(resolveNumbers(v))
+	v = resolveNumbers(v)
+	if out, ok := fastYAML(v); ok {
+		return out, nil
+	}
+	return yamlv2.Marshal(v)
 }
 
 // resolveNumbers replaces, in place, every json.Number of v with the int64,
