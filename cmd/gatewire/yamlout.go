@@ -12,10 +12,12 @@ import (
 
 // jsonToYAML returns the JSON value j as YAML, as translate, tap and
 // config-dump print it: byte for byte what sigs.k8s.io/yaml's JSONToYAML
-// returns, at half the cost. JSONToYAML parses the JSON with go-yaml's YAML
-// parser, this uses encoding/json's, and then both marshal the value with
-// go-yaml v2. Numbers get the Go types go-yaml would resolve them to
-// (integers as int64 or uint64, others as float64), so they print the same.
+// returns. JSONToYAML parses the JSON with go-yaml's YAML parser and
+// marshals the value with go-yaml v2; this parses it with encoding/json and
+// writes it with fastYAML, which gives go-yaml v2's bytes (go-yaml itself
+// marshals what fastYAML declines). Numbers get the Go types go-yaml would
+// resolve them to (integers as int64 or uint64, others as float64), so they
+// print the same.
 func jsonToYAML(j []byte) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(j))
 	d.UseNumber()
