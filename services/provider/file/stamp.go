@@ -3,6 +3,7 @@ package file
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 )
 
@@ -80,73 +81,51 @@ func (o objectJSON) uid() string {
 	return ""
 }
 
-// withoutMetadata is the JSON of the object without its metadata.
+// withoutMetadata is the JSON of the object without its metadata member
+// and the comma that separates it from the next one (or the one before).
 func (o objectJSON) withoutMetadata() []byte {
-	return without(o.data, o.top, 0, func(i int) bool { return i == o.metaAt })
+	start, end := o.top[o.metaAt].start, o.top[o.metaAt].end
+	switch {
+	case o.metaAt+1 < len(o.top):
+		end = o.top[o.metaAt+1].start
+	case o.metaAt > 0:
+		start = o.top[o.metaAt-1].end
+	}
+	return slices.Concat(o.data[:start], o.data[end:])
 }
 
 // stamped is the JSON of the object with metadata.generation and
 // metadata.resourceVersion set to generation and resourceVersion, where
-// EncodeJSON would write them. The object must have neither (next checks).
+// EncodeJSON would write them (keys sorted). The object must have neither
+// (next checks).
 func (o objectJSON) stamped(generation int64, resourceVersion string) []byte {
-	stamps := []member{
-		{key: "generation", start: -1},
-		{key: "resourceVersion", start: -2},
+	stamps := []struct {
+		key  string
+		text []byte
+	}{
+		{"generation", strconv.AppendInt([]byte(`"generation":`), generation, 10)},
+		{"resourceVersion", []byte(`"resourceVersion":"` + resourceVersion + `"`)},
 	}
-	value := func(m member) []byte {
-		switch m.start {
-		case -1:
-			return append([]byte(`"generation":`), strconv.FormatInt(generation, 10)...)
-		case -2:
-			return []byte(`"resourceVersion":"` + resourceVersion + `"`)
-		}
-		return o.data[m.start:m.end]
-	}
-	close := o.top[o.metaAt].end - 1 // the metadata object's '}'
 	out := make([]byte, 0, len(o.data)+len(resourceVersion)+48)
 	out = append(out, o.data[:o.metaOpen+1]...)
-	n := 0
-	put := func(m member) {
-		if n > 0 {
+	put := func(member []byte) {
+		if out[len(out)-1] != '{' { // not the first member
 			out = append(out, ',')
 		}
-		out = append(out, value(m)...)
-		n++
+		out = append(out, member...)
 	}
 	for _, m := range o.meta {
 		for len(stamps) > 0 && stamps[0].key < m.key {
-			put(stamps[0])
+			put(stamps[0].text)
 			stamps = stamps[1:]
 		}
-		put(m)
+		put(o.data[m.start:m.end])
 	}
-	for _, m := range stamps {
-		put(m)
+	for _, st := range stamps {
+		put(st.text)
 	}
-	return append(out, o.data[close:]...)
-}
-
-// without is data with the members of the object at open (its '{') that
-// drop picks removed, with their commas.
-func without(data []byte, ms []member, open int, drop func(i int) bool) []byte {
-	out := make([]byte, 0, len(data))
-	out = append(out, data[:open+1]...)
-	kept := 0
-	for i, m := range ms {
-		if drop(i) {
-			continue
-		}
-		if kept > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, data[m.start:m.end]...)
-		kept++
-	}
-	end := open + 1
-	if len(ms) > 0 {
-		end = ms[len(ms)-1].end
-	}
-	return append(out, data[end:]...)
+	metaClose := o.top[o.metaAt].end - 1 // the metadata object's '}'
+	return append(out, o.data[metaClose:]...)
 }
 
 // members returns the members of the compact JSON object at data[open], in
@@ -201,7 +180,7 @@ func skipValue(data []byte, i int) (int, bool) {
 	}
 	depth := 0
 	for i < len(data) {
-		switch c := data[i]; c {
+		switch data[i] {
 		case '"':
 			i++
 			for i < len(data) && data[i] != '"' {
@@ -210,26 +189,18 @@ func skipValue(data []byte, i int) (int, bool) {
 				}
 				i++
 			}
-			if i >= len(data) {
-				return 0, false
-			}
 			i++
 		case '{', '[':
 			depth++
 			i++
 		case '}', ']':
-			if depth == 0 {
-				return i, true
-			}
 			depth--
-			i++
-		case ',':
-			if depth == 0 {
-				return i, true
-			}
 			i++
 		default:
 			i++
+		}
+		if i > len(data) {
+			return 0, false // a string that does not end
 		}
 		if depth == 0 && i < len(data) && (data[i] == ',' || data[i] == '}' || data[i] == ']') {
 			return i, true
