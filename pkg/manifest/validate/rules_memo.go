@@ -54,16 +54,24 @@ func run(ctx context.Context, prog celgo.Program, act interpreter.Activation) ou
 // overBudget reports whether cost does not fit in budget.
 func overBudget(cost uint64, budget int64) bool { return cost > math.MaxInt64 || int64(cost) > budget }
 
-// outcomes are the outcomes of a node's rules on one value, by rule index,
-// and of the messageExpressions of those that failed. A complete record is
-// never changed.
+// outcomes are the outcomes of a node's rules on one value, and of the
+// messageExpressions of those that failed: rule i's at 2i, its message's
+// at 2i+1 (see slot). A complete record is never changed.
 type outcomes struct {
-	rules, messages []outcome
-	ran             []uint8 // bit 1: the rule ran; bit 2: its message
+	of  []outcome
+	ran []bool // whether the program of each slot ran
 }
 
-func newOutcomes(n int) *outcomes {
-	return &outcomes{rules: make([]outcome, n), messages: make([]outcome, n), ran: make([]uint8, n)}
+func newOutcomes(rules int) *outcomes {
+	return &outcomes{of: make([]outcome, 2*rules), ran: make([]bool, 2*rules)}
+}
+
+// slot is where the outcome of rule i, or of its message, is kept.
+func slot(i int, message bool) int {
+	if message {
+		return 2*i + 1
+	}
+	return 2 * i
 }
 
 // evaluation is one evaluation of a node's rules on one value: it takes
@@ -90,12 +98,9 @@ func (n *ruleNode) newEvaluation(ctx context.Context, obj any) *evaluation {
 // outcome is what prog, rule i's program or (message) its
 // messageExpression's, gives on the value.
 func (e *evaluation) outcome(i int, message bool, prog celgo.Program, isOptional bool) outcome {
-	bit, list := uint8(1), func(o *outcomes) []outcome { return o.rules }
-	if message {
-		bit, list = 2, func(o *outcomes) []outcome { return o.messages }
-	}
-	if e.seen != nil && e.seen.ran[i]&bit != 0 {
-		return list(e.seen)[i]
+	k := slot(i, message)
+	if e.seen != nil && e.seen.ran[k] {
+		return e.seen.of[k]
 	}
 	if e.act == nil {
 		e.act = &activation{self: common.UnstructuredToVal(e.obj, e.n.self)}
@@ -107,8 +112,7 @@ func (e *evaluation) outcome(i int, message bool, prog celgo.Program, isOptional
 	}
 	o := run(e.ctx, prog, a)
 	if e.record != nil {
-		list(e.record)[i] = o
-		e.record.ran[i] |= bit
+		e.record.of[k], e.record.ran[k] = o, true
 	}
 	return o
 }
