@@ -79,7 +79,7 @@ func runStandalone(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintln(fs.Output(), "Usage: gatewire standalone [flags]\n\nRuns an embedded NATS server and the four services in one process.\n\nFlags:")
 		fs.PrintDefaults()
 		fmt.Fprintln(fs.Output(), "\nEnvironment:")
-		service.Usage(cfg.all()...)
+		_ = service.Usage(fs.Output(), cfg.all()...)
 	}
 	dir := fs.String("dir", "", "folder of Gateway API manifests to serve (sets GATEWIRE_PROVIDER_DIR)")
 	insecure := fs.Bool("insecure-xds", false, "development only: serve xDS in plaintext and write plaintext bootstraps (sets GATEWIRE_XDS_INSECURE=true)")

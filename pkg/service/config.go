@@ -126,10 +126,3 @@ func Load(cfgs ...any) error {
 	}
 	return errors.Join(errs...)
 }
-
-// Usage prints the variables of cfgs, their defaults and descriptions.
-func Usage(cfgs ...any) {
-	for _, cfg := range cfgs {
-		_ = envconfig.Usage(Prefix, cfg)
-	}
-}

@@ -47,8 +47,10 @@ func Main(name, adminAddress string, cfg any, build Build) {
 	}
 	base := Base{AdminAddress: adminAddress}
 	if len(os.Args) > 1 && (os.Args[1] == "-h" || os.Args[1] == "--help") {
-		fmt.Fprintf(os.Stderr, "gatewire %s is configured by these environment variables:\n\n", name)
-		Usage(&base, cfg)
+		fmt.Printf("gatewire %s is configured by these environment variables:\n\n", name)
+		if err := Usage(os.Stdout, &base, cfg); err != nil {
+			os.Exit(1)
+		}
 		os.Exit(0)
 	}
 	if err := Load(&base, cfg); err != nil {

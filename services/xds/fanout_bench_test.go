@@ -92,7 +92,7 @@ func fanoutBinary(b *testing.B) string {
 		return p
 	}
 	out := filepath.Join(b.TempDir(), "xds")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/xds")
+	cmd := exec.Command("go", "build", "-tags", "grpcnotrace", "-o", out, "./cmd/xds")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("go build ./cmd/xds: %v\n%s", err, msg)
 	}
