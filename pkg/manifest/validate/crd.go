@@ -56,7 +56,6 @@ type crd struct {
 
 // version is one served version of a CustomResourceDefinition.
 type version struct {
-	def  *apiextensionsv1.CustomResourceValidation
 	once sync.Once
 	s    *schema
 	err  error
@@ -82,18 +81,13 @@ var compileNanos atomic.Int64
 // one-off cost per kind and version (see Precompile).
 func CompileTime() time.Duration { return time.Duration(compileNanos.Load()) }
 
-// load parses the CustomResourceDefinition.
+// load reads the CustomResourceDefinition's scope and versions.
 func (c *crd) load() error {
 	c.once.Do(func() {
 		defer func(start time.Time) { compileNanos.Add(int64(time.Since(start))) }(time.Now())
-		data, err := crdFiles.ReadFile(c.file)
+		def, err := c.read()
 		if err != nil {
 			c.err = err
-			return
-		}
-		var def apiextensionsv1.CustomResourceDefinition
-		if err := yaml.Unmarshal(data, &def); err != nil {
-			c.err = fmt.Errorf("%s: %w", c.file, err)
 			return
 		}
 		c.namespaced = def.Spec.Scope == apiextensionsv1.NamespaceScoped
@@ -103,11 +97,40 @@ func (c *crd) load() error {
 				c.storage = v.Name
 			}
 			if v.Served && v.Schema != nil {
-				c.versions[v.Name] = &version{def: v.Schema}
+				c.versions[v.Name] = &version{}
 			}
 		}
 	})
 	return c.err
+}
+
+// read parses the CustomResourceDefinition. It is not kept: its schemas are
+// a megabyte or two, needed only while a version is compiled.
+func (c *crd) read() (*apiextensionsv1.CustomResourceDefinition, error) {
+	data, err := crdFiles.ReadFile(c.file)
+	if err != nil {
+		return nil, err
+	}
+	var def apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(data, &def); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.file, err)
+	}
+	return &def, nil
+}
+
+// compileVersion reads the CustomResourceDefinition again and compiles the
+// schema of its version name.
+func (c *crd) compileVersion(name string) (*schema, error) {
+	def, err := c.read()
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range def.Spec.Versions {
+		if v.Name == name && v.Schema != nil {
+			return compile(v.Schema)
+		}
+	}
+	return nil, fmt.Errorf("no schema")
 }
 
 // schema returns the compiled schema of the served version name, or of the
@@ -125,7 +148,7 @@ func (c *crd) schema(name string) (*schema, error) {
 	}
 	v.once.Do(func() {
 		defer func(start time.Time) { compileNanos.Add(int64(time.Since(start))) }(time.Now())
-		v.s, v.err = compile(v.def)
+		v.s, v.err = c.compileVersion(name)
 		if v.err != nil {
 			v.err = fmt.Errorf("%s version %s: %w", c.file, name, v.err)
 		}
@@ -160,7 +183,9 @@ func compile(def *apiextensionsv1.CustomResourceValidation) (*schema, error) {
 }
 
 // Precompile compiles now, rather than on first use, the schemas of the
-// given Gateway API kinds in the versions they are stored as; with no kind,
+// given Gateway API kinds in the versions they are stored as (their CEL
+// rules are still compiled node by node, when a node first sees a value;
+// see the package doc); with no kind,
 // of every kind, the most used first (GatewayClass, Gateway, HTTPRoute). It
 // stops between two kinds when ctx is done, and returns ctx's error then, or
 // the first error, naming the kind.

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
@@ -31,19 +34,27 @@ import (
 // That was more than half of validating an HTTPRoute. A ruleNode's values
 // read schemas whose adapters are built once (celSchema).
 //
-// Its rules are compiled by cel.Compile, as the API server compiles them.
-// Rules under allOf are refused when compiling: the Gateway API CRDs have
+// Its rules are compiled by cel.Compile, as the API server compiles them,
+// when the node first validates a value: a CEL program holds its own
+// dispatcher of every function, and most nodes of a CustomResourceDefinition
+// (the filters and policies a folder does not use) never see a value. Rules
+// under allOf are refused when the tree is built: the Gateway API CRDs have
 // none.
 type ruleNode struct {
 	// schema is the node's schema; for the root of a resource, with kind,
 	// apiVersion and metadata.name and generateName declared, as CEL sees it.
 	schema *structuralschema.Structural
 	// self is schema as CEL reads values of it.
-	self     common.Schema
-	rules    apiextensionsv1.ValidationRules
+	self  common.Schema
+	rules apiextensionsv1.ValidationRules
+
+	// pending holds what compiling needs until it is done.
+	pending *ruleCompile
+	once    sync.Once
+	// compiled are the rules' programs, set by once.
 	compiled []apiextcel.CompilationResult
 	// err is the compiler's error, reported on every object, as the API
-	// server reports it.
+	// server reports it; set by once.
 	err error
 
 	items, additional *ruleNode
@@ -78,8 +89,10 @@ func newRuleNode(s *structuralschema.Structural, self *celSchema, isResourceRoot
 			}
 		}
 	}
-	compiled, err := apiextcel.Compile(s, declType, perCallLimit, envSet, apiextcel.StoredExpressionsEnvLoader())
-	n := &ruleNode{schema: s, self: self, rules: s.XValidations, compiled: compiled, err: err}
+	n := &ruleNode{schema: s, self: self, rules: s.XValidations}
+	if len(s.XValidations) > 0 {
+		n.pending = &ruleCompile{schema: s, declType: declType, perCallLimit: perCallLimit, envSet: envSet}
+	}
 	var elem *apiservercel.DeclType
 	if declType != nil {
 		elem = declType.ElemType
@@ -123,6 +136,56 @@ func newRuleNode(s *structuralschema.Structural, self *celSchema, isResourceRoot
 		n.self = newCELSchema(n.schema)
 	}
 	return n, nil
+}
+
+// ruleCompile is what cel.Compile needs to compile a node's rules.
+type ruleCompile struct {
+	schema       *structuralschema.Structural
+	declType     *apiservercel.DeclType
+	perCallLimit uint64
+	envSet       *environment.EnvSet
+}
+
+// compiledRules compiles n's own rules on first use and returns them and
+// the compiler's error.
+func (n *ruleNode) compiledRules() ([]apiextcel.CompilationResult, error) {
+	n.once.Do(func() {
+		if c := n.pending; c != nil {
+			defer func(start time.Time) { compileNanos.Add(int64(time.Since(start))) }(time.Now())
+			n.compiled, n.err = apiextcel.Compile(c.schema, c.declType, c.perCallLimit, c.envSet, apiextcel.StoredExpressionsEnvLoader())
+			n.pending = nil
+		}
+	})
+	return n.compiled, n.err
+}
+
+// compileAll compiles the rules of n and of every node under it now, and
+// returns the first compiler error, or the first rule's.
+func (n *ruleNode) compileAll(path *field.Path) error {
+	if n == nil {
+		return nil
+	}
+	compiled, err := n.compiledRules()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for i, c := range compiled {
+		if c.Error != nil {
+			return fmt.Errorf("%s: rule %d (%s): %w", path, i, n.rules[i].Rule, c.Error)
+		}
+	}
+	if err := n.items.compileAll(path.Child("items")); err != nil {
+		return err
+	}
+	if err := n.additional.compileAll(path.Child("additionalProperties")); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(n.properties)) {
+		if err := n.properties[name].compileAll(path.Child("properties").Key(name)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // hasRules reports whether s or a schema under it has CEL rules, under
@@ -216,17 +279,18 @@ const errOutOfBudget = "validation failed due to running out of cost budget, no 
 // validateExpressions does with no old object.
 func (n *ruleNode) evaluate(ctx context.Context, path *field.Path, obj any, budget int64) (field.ErrorList, int64) {
 	typ := n.schema.Type
+	compiled, err := n.compiledRules()
 	switch {
-	case n.err != nil:
-		return field.ErrorList{field.Invalid(path, typ, fmt.Sprintf("rule compiler initialization error: %v", n.err))}, budget
-	case len(n.compiled) == 0:
+	case err != nil:
+		return field.ErrorList{field.Invalid(path, typ, fmt.Sprintf("rule compiler initialization error: %v", err))}, budget
+	case len(compiled) == 0:
 		return nil, budget
 	case budget <= 0:
 		return field.ErrorList{field.Invalid(path, typ, errOutOfBudget)}, -1
 	}
 	ev := n.newEvaluation(ctx, obj)
 	var errs field.ErrorList
-	for i, c := range n.compiled {
+	for i, c := range compiled {
 		rule := n.rules[i]
 		if c.Error != nil {
 			errs = append(errs, field.Invalid(path, typ, fmt.Sprintf("rule compile error: %v", c.Error)))

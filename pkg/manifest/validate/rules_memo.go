@@ -90,7 +90,7 @@ type evaluation struct {
 func (n *ruleNode) newEvaluation(ctx context.Context, obj any) *evaluation {
 	e := &evaluation{ctx: ctx, n: n, obj: obj}
 	if e.seen, e.key = n.memo.find(obj); e.seen == nil && e.key != "" {
-		e.record = newOutcomes(len(n.compiled))
+		e.record = newOutcomes(len(n.rules))
 	}
 	return e
 }

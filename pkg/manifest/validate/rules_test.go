@@ -182,3 +182,79 @@ openAPIV3Schema:
 		t.Fatalf("got %v, want an error naming openAPIV3Schema.properties[spec].allOf[0]", err)
 	}
 }
+
+// TestEveryRuleCompiles compiles every CEL rule of every served version of
+// every Gateway API kind, which validation compiles only when a schema node
+// first sees a value.
+func TestEveryRuleCompiles(t *testing.T) {
+	rules := 0
+	for _, kind := range GatewayKinds() {
+		c := crds[kind]
+		if err := c.load(); err != nil {
+			t.Fatal(err)
+		}
+		for name := range c.versions {
+			s, err := c.schema(name)
+			if err != nil {
+				t.Fatalf("%s %s: %v", kind, name, err)
+			}
+			if err := s.rules.compileAll(field.NewPath("openAPIV3Schema")); err != nil {
+				t.Errorf("%s %s: %v", kind, name, err)
+			}
+			rules += s.rules.count()
+		}
+	}
+	if rules < 100 {
+		t.Errorf("%d rules compiled, want the Gateway API's hundreds", rules)
+	}
+	t.Logf("%d rules compiled", rules)
+}
+
+// count returns the number of rules of n and of the nodes under it.
+func (n *ruleNode) count() int {
+	if n == nil {
+		return 0
+	}
+	c := len(n.rules) + n.items.count() + n.additional.count()
+	for _, p := range n.properties {
+		c += p.count()
+	}
+	return c
+}
+
+// TestRulesCompileOnFirstUse checks that building a schema compiles no CEL
+// rule, and that validating compiles the rules of the nodes the object
+// reaches only.
+func TestRulesCompileOnFirstUse(t *testing.T) {
+	var def apiextensionsv1.CustomResourceValidation
+	if err := yaml.Unmarshal([]byte(craftedSchema), &def); err != nil {
+		t.Fatal(err)
+	}
+	s, err := compile(&def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := s.rules.properties["spec"]
+	if spec == nil || spec.pending == nil || spec.compiled != nil {
+		t.Fatalf("spec's rules compiled before use: %+v", spec)
+	}
+	untouched := 0
+	for name, p := range spec.properties {
+		if _, ok := map[string]bool{"a": true, "b": true}[name]; !ok && len(p.rules) > 0 {
+			untouched++
+		}
+	}
+	if untouched == 0 {
+		t.Fatal("the crafted schema has no rules beside spec's own and a's and b's")
+	}
+	obj := map[string]any{"apiVersion": "x/v1", "kind": "K", "metadata": map[string]any{"name": "n"}, "spec": map[string]any{"a": int64(1), "b": int64(2)}}
+	s.rules.validate(context.Background(), nil, obj, celconfig.RuntimeCELCostBudget)
+	if spec.pending != nil || len(spec.compiled) != len(spec.rules) {
+		t.Errorf("spec's rules not compiled by a validation: %d of %d", len(spec.compiled), len(spec.rules))
+	}
+	for name, p := range spec.properties {
+		if _, ok := obj["spec"].(map[string]any)[name]; !ok && len(p.rules) > 0 && p.pending == nil {
+			t.Errorf("spec.%s's rules compiled without a value", name)
+		}
+	}
+}
