@@ -226,14 +226,7 @@ func (n *ruleNode) count() int {
 // rule, and that validating compiles the rules of the nodes the object
 // reaches only.
 func TestRulesCompileOnFirstUse(t *testing.T) {
-	var def apiextensionsv1.CustomResourceValidation
-	if err := yaml.Unmarshal([]byte(craftedSchema), &def); err != nil {
-		t.Fatal(err)
-	}
-	s, err := compile(&def)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := compileYAML(t, craftedSchema)
 	spec := s.rules.properties["spec"]
 	if spec == nil || spec.pending == nil || spec.compiled != nil {
 		t.Fatalf("spec's rules compiled before use: %+v", spec)
