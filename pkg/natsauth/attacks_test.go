@@ -99,13 +99,17 @@ func TestAttacks(t *testing.T) {
 		{"the translator writes resources", natsauth.Translator, "$KV.gatewire-resources.Secret.shop.tls", put(bus.Resources, "Secret.shop.tls")},
 		{"the translator deletes a bucket", natsauth.Translator, "$JS.API.STREAM.DELETE.KV_gatewire-resources", request("$JS.API.STREAM.DELETE.KV_gatewire-resources", "")},
 		{"the provider reads another role's replies", natsauth.Provider, "_INBOX.>",
-			func(ctx context.Context, b *bus.Bus) error { return subscribe(ctx, b.Conn(), "_INBOX.>") }},
+			func(ctx context.Context, b *bus.Bus) error {
+				return subscribe(ctx, b.Conn(), "_INBOX.>", answers[natsauth.Provider])
+			}},
 		{"the provider reads the translator's inbox", natsauth.Provider, natsauth.InboxPrefix("gatewire", natsauth.Translator) + ".>",
 			func(ctx context.Context, b *bus.Bus) error {
-				return subscribe(ctx, b.Conn(), natsauth.InboxPrefix("gatewire", natsauth.Translator)+".>")
+				return subscribe(ctx, b.Conn(), natsauth.InboxPrefix("gatewire", natsauth.Translator)+".>", answers[natsauth.Provider])
 			}},
 		{"the reader follows writes to the xds bucket as they are published", natsauth.Reader, "$KV.gatewire-xds.>",
-			func(ctx context.Context, b *bus.Bus) error { return subscribe(ctx, b.Conn(), "$KV.gatewire-xds.>") }},
+			func(ctx context.Context, b *bus.Bus) error {
+				return subscribe(ctx, b.Conn(), "$KV.gatewire-xds.>", answers[natsauth.Reader])
+			}},
 	}
 	for _, a := range attacks {
 		t.Run(a.name, func(t *testing.T) {
@@ -124,8 +128,11 @@ func TestAttacks(t *testing.T) {
 	}
 }
 
-// subscribe subscribes to subject and waits for the server's verdict.
-func subscribe(ctx context.Context, nc *nats.Conn, subject string) error {
+// subscribe subscribes to subject and waits for the server's verdict: the
+// subscription closed, or a permissions violation for subject in the
+// connection's errors. (The connection's LastError alone is not enough:
+// other attacks on the same connection, run in parallel, replace it.)
+func subscribe(ctx context.Context, nc *nats.Conn, subject string, errs *natsauthtest.Errors) error {
 	sub, err := nc.SubscribeSync(subject)
 	if err != nil {
 		return err
@@ -140,6 +147,9 @@ func subscribe(ctx context.Context, nc *nats.Conn, subject string) error {
 		}
 		if err := nc.LastError(); err != nil && strings.Contains(err.Error(), subject) {
 			return err
+		}
+		if msg := errs.Find("Permissions Violation", subject); msg != "" {
+			return errors.New(msg)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
