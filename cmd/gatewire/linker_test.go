@@ -55,7 +55,8 @@ func TestLinkerDropsUnusedMethods(t *testing.T) {
 }
 
 // TestBuildsUseTags checks that the Makefile and each Dockerfile build with
-// buildTags.
+// buildTags, and that each Dockerfile stamps the version and commit that
+// `make images` passes.
 func TestBuildsUseTags(t *testing.T) {
 	files, err := filepath.Glob("../../services/*/Dockerfile")
 	if err != nil || len(files) != 4 {
@@ -73,6 +74,9 @@ func TestBuildsUseTags(t *testing.T) {
 		}
 		if !strings.Contains(string(data), buildTags) {
 			t.Errorf("%s does not build with -tags %s", f, buildTags)
+		}
+		if stamp := "buildinfo.version=${VERSION}"; strings.HasSuffix(f, "Dockerfile") && !strings.Contains(string(data), stamp) {
+			t.Errorf("%s does not stamp the version (%s)", f, stamp)
 		}
 	}
 }
