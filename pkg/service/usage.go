@@ -17,24 +17,41 @@ import (
 func Usage(w io.Writer, cfgs ...any) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "VARIABLE\tTYPE\tDEFAULT\tDESCRIPTION")
-	seen := map[string]bool{}
-	for _, cfg := range cfgs {
-		for _, v := range variables(reflect.TypeOf(cfg).Elem()) {
-			if !seen[v.name] {
-				seen[v.name] = true
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.name, v.typ, v.def, v.desc)
-			}
-		}
+	for _, v := range Variables(cfgs...) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Name, v.Type, v.Default, v.Description)
 	}
 	return tw.Flush()
 }
 
-// variable is one environment variable of a configuration.
-type variable struct{ name, typ, def, desc string }
+// Variable is one environment variable a configuration reads.
+type Variable struct {
+	// Name has the GATEWIRE_ prefix.
+	Name string
+	// Type is for people: string, int, bool, duration, list of string.
+	Type        string
+	Default     string
+	Description string
+}
+
+// Variables lists the variables cfgs read (pointers to structs with
+// envconfig tags, embedded structs included), each once, in field order.
+func Variables(cfgs ...any) []Variable {
+	var out []Variable
+	seen := map[string]bool{}
+	for _, cfg := range cfgs {
+		for _, v := range variables(reflect.TypeOf(cfg).Elem()) {
+			if !seen[v.Name] {
+				seen[v.Name] = true
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
 
 // variables lists the variables of the struct type t in field order.
-func variables(t reflect.Type) []variable {
-	var out []variable
+func variables(t reflect.Type) []Variable {
+	var out []Variable
 	for f := range t.Fields() {
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
 			out = append(out, variables(f.Type)...)
@@ -44,11 +61,11 @@ func variables(t reflect.Type) []variable {
 		if name == "" || !f.IsExported() {
 			continue
 		}
-		out = append(out, variable{
-			name: Prefix + "_" + name,
-			typ:  typeName(f.Type),
-			def:  f.Tag.Get("default"),
-			desc: f.Tag.Get("desc"),
+		out = append(out, Variable{
+			Name:        Prefix + "_" + name,
+			Type:        typeName(f.Type),
+			Default:     f.Tag.Get("default"),
+			Description: f.Tag.Get("desc"),
 		})
 	}
 	return out
