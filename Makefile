@@ -32,10 +32,11 @@ help: ## List the targets.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
-build: ## Build gatewire and the four service binaries into bin/: stripped, with $(VERSION) and $(COMMIT) stamped in.
+build: ## Build gatewire and the four service binaries (the provider also as provider-file, its file mode alone) into bin/: stripped, with $(VERSION) and $(COMMIT) stamped in.
 	@mkdir -p $(BIN)
 	$(GO_BUILD) -o $(BIN)/gatewire ./cmd/gatewire
 	$(GO_BUILD) -o $(BIN)/provider ./services/provider/cmd/provider
+	$(GO_BUILD) -o $(BIN)/provider-file ./services/provider/cmd/provider-file
 	$(GO_BUILD) -o $(BIN)/translator ./services/translator/cmd/translator
 	$(GO_BUILD) -o $(BIN)/xds ./services/xds/cmd/xds
 	$(GO_BUILD) -o $(BIN)/infra ./services/infra/cmd/infra
@@ -69,12 +70,12 @@ fuzz: ## Run each fuzz target (bus codec, Resource objects, manifests, xDS reque
 	done
 
 .PHONY: bench
-bench: ## Run the benchmarks (translation of 100 to 10,000 HTTPRoutes, endpoint updates, `gatewire translate` on 1,000 routes, scale-out over 1 and 2 translators, standalone memory and propagation with 1,000 routes, xDS fan-out of one edit to 1,000 and 5,000 streams, propagation over real processes at BENCH_SIZES routes (300 to 10,000): cold start, snapshots, edit p50/p90/p99, memory per process; `gatewire translate` on 10,000 routes) and print their medians.
+bench: ## Run the benchmarks (translation of 100 to 10,000 HTTPRoutes, endpoint updates, `gatewire translate` on 1,000 routes, scale-out over 1 and 2 translators, standalone memory and propagation with 1,000 routes, idle memory per process on the quickstart, xDS fan-out of one edit to 1,000 and 5,000 streams, propagation over real processes at BENCH_SIZES routes (300 to 10,000): cold start, snapshots, edit p50/p90/p99, memory per process; `gatewire translate` on 10,000 routes) and print their medians.
 	@mkdir -p $(BIN)
 	go test -run '^$$' -bench 'Translate|EndpointChange' -benchmem -count $(BENCH_COUNT) ./services/translator/ | tee $(BIN)/bench.txt
 	go test -run '^$$' -bench TranslateCommand -benchmem -count $(BENCH_COUNT) ./cmd/gatewire/ | tee -a $(BIN)/bench.txt
 	go test -run '^$$' -bench ScaleOut -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./services/translator/ | tee -a $(BIN)/bench.txt
-	go test -run '^$$' -bench StandaloneFootprint -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./integration/ | tee -a $(BIN)/bench.txt
+	go test -run '^$$' -bench 'StandaloneFootprint|Idle' -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./integration/ | tee -a $(BIN)/bench.txt
 	go test -run '^$$' -bench FanOut -benchtime 1x -count 1 -timeout 30m ./services/xds/ | tee -a $(BIN)/bench.txt
 	BENCH_SIZES=$(BENCH_SIZES) go test -run '^$$' -bench 'Propagation|TranslateProcess' -benchtime 1x -count 1 -timeout 120m ./integration/ | tee -a $(BIN)/bench.txt
 	GOWORK=off go run golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION) $(BIN)/bench.txt

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -20,23 +22,29 @@ import (
 // binaries is where TestMain built the binaries under test.
 var binaries string
 
-// build compiles the binaries the tests run: the four services, the
-// gatewire CLI and nats-server at the version the module pins.
+// build compiles the binaries the tests run: the four services (the
+// provider twice: provider, with both modes, and provider-file, with the file
+// mode only), the gatewire CLI and nats-server at the version the module
+// pins. They are built as `make build` builds them (static, stripped,
+// -trimpath, -tags grpcnotrace), so that the benchmarks measure the
+// binaries users run.
 func build() (string, error) {
 	dir, err := os.MkdirTemp("", "gatewire-it-bin-")
 	if err != nil {
 		return "", err
 	}
 	targets := map[string]string{
-		"provider":    "github.com/gatewire/gatewire/services/provider/cmd/provider",
-		"translator":  "github.com/gatewire/gatewire/services/translator/cmd/translator",
-		"xds":         "github.com/gatewire/gatewire/services/xds/cmd/xds",
-		"infra":       "github.com/gatewire/gatewire/services/infra/cmd/infra",
-		"gatewire":    "github.com/gatewire/gatewire/cmd/gatewire",
-		"nats-server": "github.com/nats-io/nats-server/v2",
+		"provider":      "github.com/gatewire/gatewire/services/provider/cmd/provider",
+		"provider-file": "github.com/gatewire/gatewire/services/provider/cmd/provider-file",
+		"translator":    "github.com/gatewire/gatewire/services/translator/cmd/translator",
+		"xds":           "github.com/gatewire/gatewire/services/xds/cmd/xds",
+		"infra":         "github.com/gatewire/gatewire/services/infra/cmd/infra",
+		"gatewire":      "github.com/gatewire/gatewire/cmd/gatewire",
+		"nats-server":   "github.com/nats-io/nats-server/v2",
 	}
 	for name, pkg := range targets {
-		cmd := exec.Command("go", "build", "-tags", "grpcnotrace", "-o", filepath.Join(dir, name), pkg)
+		cmd := exec.Command("go", "build", "-trimpath", "-tags", "grpcnotrace", "-ldflags=-s -w", "-o", filepath.Join(dir, name), pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
@@ -62,7 +70,7 @@ func start(t testing.TB, name string, env []string, args ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(binaries, binaryOf(name)), args...)
+	cmd := exec.Command(filepath.Join(binaries, binaryOf(name, env)), args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -88,11 +96,19 @@ func start(t testing.TB, name string, env []string, args ...string) *proc {
 	return p
 }
 
-func binaryOf(name string) string {
+// binaryOf returns the binary a process named name runs with env: the
+// service its name begins with, and for the provider the binary of its mode,
+// provider-file in file mode as on a host, provider in kubernetes mode as in
+// a cluster.
+func binaryOf(name string, env []string) string {
 	for _, b := range []string{"provider", "translator", "xds", "infra", "gatewire", "nats-server"} {
-		if len(name) >= len(b) && name[:len(b)] == b {
-			return b
+		if !strings.HasPrefix(name, b) {
+			continue
 		}
+		if b == "provider" && !slices.Contains(env, "GATEWIRE_PROVIDER_MODE=kubernetes") {
+			return "provider-file"
+		}
+		return b
 	}
 	return name
 }

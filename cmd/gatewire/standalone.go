@@ -23,6 +23,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/telemetry"
 	"github.com/gatewire/gatewire/services/infra"
 	"github.com/gatewire/gatewire/services/provider"
+	providerkube "github.com/gatewire/gatewire/services/provider/kube"
 	"github.com/gatewire/gatewire/services/translator"
 	"github.com/gatewire/gatewire/services/xds"
 )
@@ -184,7 +185,7 @@ func serve(ctx context.Context, cfg *configs, buses map[string]*bus.Bus, tel *te
 		)
 		switch name {
 		case "provider":
-			r, err = provider.New(cfg.provider, b, l)
+			r, err = provider.New(cfg.provider, b, l, provider.WithKubernetes(providerkube.Mode))
 		case "translator":
 			r, err = translator.New(cfg.translator, b, l)
 		case "xds":

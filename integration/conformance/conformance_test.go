@@ -22,6 +22,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/kubetest"
 	"github.com/gatewire/gatewire/services/infra"
 	"github.com/gatewire/gatewire/services/provider"
+	providerkube "github.com/gatewire/gatewire/services/provider/kube"
 	"github.com/gatewire/gatewire/services/translator"
 )
 
@@ -85,7 +86,7 @@ func startGatewire(t *testing.T, env *kubetest.Env, b *bus.Bus) {
 	prov, err := provider.New(provider.Config{
 		Mode:          provider.ModeKubernetes,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
-	}, b, log.With("service", "provider"))
+	}, b, log.With("service", "provider"), provider.WithKubernetes(providerkube.Mode))
 	if err != nil {
 		t.Fatal(err)
 	}

