@@ -15,9 +15,14 @@ import (
 // 10 s), as an installation that has been up a while.
 const idleSettle = 25 * time.Second
 
+// idleEnv leaves /debug/pprof off, as it is by default, which the other
+// benchmarks turn on: then the runtime does not sample allocations
+// (service.SampleAllocations).
+const idleEnv = "GATEWIRE_ADMIN_PPROF=false"
+
 // BenchmarkIdle measures the resident memory of gatewire at rest on the
 // quickstart (examples/quickstart: one Gateway, one HTTPRoute, one Service),
-// with an ADS client as the gateway's Envoy: each process of the services
+// with an ADS client as the gateway's Envoy and the default settings: each process of the services
 // on a real nats-server (the provider as provider-file, the binary for
 // hosts) and gatewire standalone, idleSettle after they are ready. It
 // reports each process's VmRSS and, of it, RssFile, the pages of its mapped
@@ -32,9 +37,9 @@ func BenchmarkIdle(b *testing.B) {
 			for b.Loop() {
 				var in *installation
 				if mode == "services" {
-					in = startServices(b, dir)
+					in = startServicesWith(b, dir, []string{idleEnv})
 				} else {
-					in = startStandalone(b, dir)
+					in = startStandalone(b, dir, idleEnv)
 				}
 				time.Sleep(idleSettle)
 				var t strings.Builder

@@ -100,6 +100,7 @@ func runStandalone(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := service.Load(cfg.all()...); err != nil {
 		return usageError("configuration:\n%v", err)
 	}
+	service.SampleAllocations(cfg.base.AdminPprof)
 	standaloneXDSAddress(cfg)
 	log := cfg.base.Logger()
 	log.Info("gatewire standalone starting", "version", buildinfo.Version(), "commit", buildinfo.Commit())

@@ -57,6 +57,7 @@ func Main(name, adminAddress string, cfg any, build Build) {
 		fmt.Fprintf(os.Stderr, "gatewire %s: configuration:\n%v\n", name, err)
 		os.Exit(2)
 	}
+	SampleAllocations(base.AdminPprof)
 	log := base.Logger().With("service", name)
 	log.Info("service starting", "version", buildinfo.Version(), "commit", buildinfo.Commit())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
