@@ -32,7 +32,7 @@ help: ## List the targets.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
-build: ## Build gatewire and the four service binaries (the provider also as provider-file, its file mode alone) into bin/: stripped, with $(VERSION) and $(COMMIT) stamped in.
+build: ## Build gatewire and the four service binaries (the provider and infra also as provider-file and infra-host, their modes for hosts alone) into bin/: stripped, with $(VERSION) and $(COMMIT) stamped in.
 	@mkdir -p $(BIN)
 	$(GO_BUILD) -o $(BIN)/gatewire ./cmd/gatewire
 	$(GO_BUILD) -o $(BIN)/provider ./services/provider/cmd/provider
@@ -40,6 +40,7 @@ build: ## Build gatewire and the four service binaries (the provider also as pro
 	$(GO_BUILD) -o $(BIN)/translator ./services/translator/cmd/translator
 	$(GO_BUILD) -o $(BIN)/xds ./services/xds/cmd/xds
 	$(GO_BUILD) -o $(BIN)/infra ./services/infra/cmd/infra
+	$(GO_BUILD) -o $(BIN)/infra-host ./services/infra/cmd/infra-host
 
 .PHONY: run
 run: ## Run gatewire standalone on examples/quickstart (xDS on :18000).

@@ -23,8 +23,9 @@ import (
 var binaries string
 
 // build compiles the binaries the tests run: the four services (the
-// provider twice: provider, with both modes, and provider-file, with the file
-// mode only), the gatewire CLI and nats-server at the version the module
+// provider and infra twice: provider and infra with both modes,
+// provider-file and infra-host with the mode for hosts only), the gatewire
+// CLI and nats-server at the version the module
 // pins. They are built as `make build` builds them (static, stripped,
 // -trimpath, -tags grpcnotrace), so that the benchmarks measure the
 // binaries users run.
@@ -39,6 +40,7 @@ func build() (string, error) {
 		"translator":    "github.com/gatewire/gatewire/services/translator/cmd/translator",
 		"xds":           "github.com/gatewire/gatewire/services/xds/cmd/xds",
 		"infra":         "github.com/gatewire/gatewire/services/infra/cmd/infra",
+		"infra-host":    "github.com/gatewire/gatewire/services/infra/cmd/infra-host",
 		"gatewire":      "github.com/gatewire/gatewire/cmd/gatewire",
 		"nats-server":   "github.com/nats-io/nats-server/v2",
 	}
@@ -97,9 +99,9 @@ func start(t testing.TB, name string, env []string, args ...string) *proc {
 }
 
 // binaryOf returns the binary a process named name runs with env: the
-// service its name begins with, and for the provider the binary of its mode,
-// provider-file in file mode as on a host, provider in kubernetes mode as in
-// a cluster.
+// service its name begins with, and for the provider and infra the binary
+// of their mode: provider-file and infra-host in file and host mode, as on a
+// host; provider and infra in kubernetes mode, as in a cluster.
 func binaryOf(name string, env []string) string {
 	for _, b := range []string{"provider", "translator", "xds", "infra", "gatewire", "nats-server"} {
 		if !strings.HasPrefix(name, b) {
@@ -107,6 +109,9 @@ func binaryOf(name string, env []string) string {
 		}
 		if b == "provider" && !slices.Contains(env, "GATEWIRE_PROVIDER_MODE=kubernetes") {
 			return "provider-file"
+		}
+		if b == "infra" && !slices.Contains(env, "GATEWIRE_INFRA_MODE=kubernetes") {
+			return "infra-host"
 		}
 		return b
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/service"
 	"github.com/gatewire/gatewire/pkg/telemetry"
 	"github.com/gatewire/gatewire/services/infra"
+	infrakube "github.com/gatewire/gatewire/services/infra/kube"
 	"github.com/gatewire/gatewire/services/provider"
 	providerkube "github.com/gatewire/gatewire/services/provider/kube"
 	"github.com/gatewire/gatewire/services/translator"
@@ -193,7 +194,7 @@ func serve(ctx context.Context, cfg *configs, buses map[string]*bus.Bus, tel *te
 			xs, err = newXDS(ctx, cfg, b, l)
 			r = xs
 		case "infra":
-			inf, err = infra.New(cfg.infra, b, l)
+			inf, err = infra.New(cfg.infra, b, l, infra.WithKubernetes(infrakube.Connect(nil)))
 			r = inf
 		}
 		if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/gatewayclass"
 	"github.com/gatewire/gatewire/pkg/kubetest"
 	"github.com/gatewire/gatewire/services/infra"
+	infrakube "github.com/gatewire/gatewire/services/infra/kube"
 	"github.com/gatewire/gatewire/services/provider"
 	providerkube "github.com/gatewire/gatewire/services/provider/kube"
 	"github.com/gatewire/gatewire/services/translator"
@@ -102,7 +103,7 @@ func startGatewire(t *testing.T, env *kubetest.Env, b *bus.Bus) {
 		},
 		// The CA and the xds server's certificate, as in gatewire-system.
 		TLS: infra.TLS{SecretsNamespace: "default"},
-	}, b, log.With("service", "infra"), infra.WithRESTConfig(env.Config))
+	}, b, log.With("service", "infra"), infra.WithKubernetes(infrakube.Connect(env.Config)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
 	"github.com/gatewire/gatewire/services/infra/host"
-	"github.com/gatewire/gatewire/services/infra/kube"
+	"github.com/gatewire/gatewire/services/infra/kubemode"
 )
 
 // Bootstrap is the Envoy bootstrap, as YAML, that a service with cfg
@@ -30,9 +30,9 @@ func Bootstrap(cfg Config, system, instance string, proxy *busv1.Proxy) ([]byte,
 	case ModeKubernetes:
 		var tls *bootstrap.TLS
 		if !cfg.XDSInsecure {
-			tls = kube.BootstrapTLS(serverID)
+			tls = kubemode.BootstrapTLS(serverID)
 		}
-		return kube.Bootstrap(cfg.kubeOptions(system), bootstrap.NodeCluster(ns, name), tls)
+		return kubemode.Bootstrap(cfg.kubeOptions(system), bootstrap.NodeCluster(ns, name), tls)
 	case ModeHost:
 		var tls *bootstrap.TLS
 		if !cfg.XDSInsecure {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/gatewire/gatewire/services/infra"
+	"github.com/gatewire/gatewire/services/infra/kube"
 )
 
 var configVars = []string{
@@ -119,14 +120,27 @@ func TestConfigValidateKubernetes(t *testing.T) {
 
 func TestNewKubernetesWithoutLeaseNamespace(t *testing.T) {
 	cfg := infra.Config{Mode: "kubernetes", AdminPort: 19000, Kubernetes: defaultKubernetes, TLS: infra.TLS{SecretsNamespace: "gatewire-system"}}
-	_, err := infra.New(cfg, newBus(t), nil, infra.WithRESTConfig(&rest.Config{Host: "https://127.0.0.1:1"}))
+	_, err := infra.New(cfg, newBus(t), nil, infra.WithKubernetes(kube.Connect(&rest.Config{Host: "https://127.0.0.1:1"})))
 	if err == nil || !strings.HasPrefix(err.Error(), "GATEWIRE_INFRA_LEADER_ELECTION_NAMESPACE:") {
 		t.Errorf("New(kubernetes) outside a pod = %v, want an error naming GATEWIRE_INFRA_LEADER_ELECTION_NAMESPACE", err)
 	}
 	cfg.TLS.SecretsNamespace = ""
-	_, err = infra.New(cfg, newBus(t), nil, infra.WithRESTConfig(&rest.Config{Host: "https://127.0.0.1:1"}))
+	_, err = infra.New(cfg, newBus(t), nil, infra.WithKubernetes(kube.Connect(&rest.Config{Host: "https://127.0.0.1:1"})))
 	if err == nil || !strings.HasPrefix(err.Error(), "GATEWIRE_INFRA_SECRETS_NAMESPACE:") {
 		t.Errorf("New(kubernetes) outside a pod without a secrets namespace = %v, want an error naming GATEWIRE_INFRA_SECRETS_NAMESPACE", err)
+	}
+}
+
+// TestKubernetesModeNeedsIt checks that a service built without the
+// kubernetes mode (cmd/infra-host) says so when asked for it.
+func TestKubernetesModeNeedsIt(t *testing.T) {
+	cfg := infra.Config{Mode: "kubernetes", AdminPort: 19000, Kubernetes: defaultKubernetes, TLS: infra.TLS{SecretsNamespace: "gatewire-system"}}
+	_, err := infra.New(cfg, newBus(t), nil)
+	if err == nil || err.Error() != `GATEWIRE_INFRA_MODE: "kubernetes": this binary has the "host" mode only; run infra (or gatewire standalone), which has both` {
+		t.Errorf("New in kubernetes mode without WithKubernetes: %v", err)
+	}
+	if _, err := infra.New(cfg, newBus(t), nil, infra.WithKubernetes(nil)); err == nil {
+		t.Error("WithKubernetes(nil): no error")
 	}
 }
 

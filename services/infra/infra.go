@@ -46,6 +46,11 @@
 //
 // rbac.yaml beside this file lists the permissions kubernetes mode needs.
 //
+// This package does not import package kube, which talks to the cluster:
+// the kubernetes mode is given to New with WithKubernetes(kube.Connect(nil)),
+// and package kubemode holds what this package knows of it. So a binary of
+// the host mode alone, cmd/infra-host, links no Kubernetes client.
+//
 // A value that cannot be used (undecodable, a key and a value that name
 // different gateways, names that are not Kubernetes names, in kubernetes mode
 // a port or Service type that cannot be provisioned) is logged and skipped,
@@ -69,7 +74,7 @@ import (
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/host"
 	"github.com/gatewire/gatewire/services/infra/issuer"
-	"github.com/gatewire/gatewire/services/infra/kube"
+	"github.com/gatewire/gatewire/services/infra/kubemode"
 )
 
 // provisioner makes the Envoys of one mode match the infra bucket. Its
@@ -93,7 +98,7 @@ type Service struct {
 	log     *slog.Logger
 	prov    provisioner
 	host    *host.Provisioner // host mode only
-	kube    *kube.Provisioner // kubernetes mode only
+	kube    kubemode.Cluster  // kubernetes mode only
 	ready   atomic.Bool       // the infra bucket is synced
 	metrics *infraMetrics
 
@@ -105,14 +110,14 @@ type Service struct {
 	secretsNamespace string
 
 	// Kubernetes mode with leader election.
-	election kube.Election
+	election kubemode.Election
 	leader   atomic.Pointer[string] // identity of the last leader seen
 	leading  atomic.Bool
 }
 
 // New checks cfg and returns a Service that provisions from the infra bucket of
 // b. In host mode it creates the bootstrap folder; in kubernetes mode it finds
-// the API server (see WithRESTConfig) but does not contact it yet. A nil log
+// the API server (see WithKubernetes) but does not contact it yet. A nil log
 // discards logs.
 func New(cfg Config, b *bus.Bus, log *slog.Logger, opts ...Option) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
@@ -176,11 +181,10 @@ func newHost(cfg Config, iss *issuer.Issuer, log *slog.Logger) (*host.Provisione
 }
 
 func (s *Service) newKube(o options) error {
-	rc, err := restConfig(o)
-	if err != nil {
-		return err
+	if o.kubernetes == nil {
+		return fmt.Errorf("GATEWIRE_INFRA_MODE: %q: this binary has the %q mode only; run infra (or gatewire standalone), which has both", ModeKubernetes, ModeHost)
 	}
-	prov, err := kube.New(rc, s.cfg.kubeOptions(s.bus.System()), s.log)
+	prov, err := o.kubernetes(s.cfg.kubeOptions(s.bus.System()), s.log)
 	if err != nil {
 		return fmt.Errorf("GATEWIRE_INFRA_MODE=kubernetes: %w", err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/testkit"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra"
+	"github.com/gatewire/gatewire/services/infra/kube"
 )
 
 // The API server of the package's tests, started by the first test that
@@ -111,7 +112,7 @@ func (k *kubeTest) startKubeAs(cfg infra.Config, b *bus.Bus, rc *rest.Config) (s
 	if cfg.SecretsNamespace == "" {
 		cfg.SecretsNamespace = k.ns // the CA and the xds server's Secrets
 	}
-	s, err := infra.New(cfg, b, log, infra.WithRESTConfig(rc))
+	s, err := infra.New(cfg, b, log, infra.WithKubernetes(kube.Connect(rc)))
 	if err != nil {
 		k.t.Fatalf("infra.New: %v", err)
 	}

@@ -8,14 +8,11 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/metric"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/gatewire/gatewire/pkg/telemetry"
-	"github.com/gatewire/gatewire/services/infra/kube"
+	"github.com/gatewire/gatewire/services/infra/kubemode"
 )
 
 // serviceAccountNamespace is where a pod finds its own namespace.
@@ -25,14 +22,23 @@ const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/n
 type Option func(*options) error
 
 type options struct {
-	rest *rest.Config
+	kubernetes kubemode.Connect
 	telemetry.Providers
 }
 
-// WithRESTConfig makes kubernetes mode talk to the API server of cfg instead
-// of the one KUBECONFIG, ~/.kube/config or the pod's service account names.
-func WithRESTConfig(cfg *rest.Config) Option {
-	return func(o *options) error { o.rest = cfg; return nil }
+// WithKubernetes gives the Service its kubernetes mode, c: kube.Connect(nil)
+// for the API server kubectl would use, kube.Connect(cfg) for the one of a
+// rest.Config. Without it, GATEWIRE_INFRA_MODE=kubernetes is an error: this
+// package does not import package kube, so that a binary of the host mode
+// alone (cmd/infra-host) links no Kubernetes client.
+func WithKubernetes(c kubemode.Connect) Option {
+	return func(o *options) error {
+		if c == nil {
+			return errors.New("infra: WithKubernetes: nil")
+		}
+		o.kubernetes = c
+		return nil
+	}
 }
 
 // WithMeterProvider records the service's metrics with p instead of the
@@ -60,7 +66,7 @@ func (c Config) validateKubernetes() error {
 	if k.Replicas < 0 || k.Replicas > 1000 {
 		return fmt.Errorf("GATEWIRE_INFRA_REPLICAS: %d: want 0-1000", k.Replicas)
 	}
-	if err := kube.CheckServiceType(corev1.ServiceType(k.ServiceType)); err != nil {
+	if err := kubemode.CheckServiceType(k.ServiceType); err != nil {
 		return fmt.Errorf("GATEWIRE_INFRA_SERVICE_TYPE: %w", err)
 	}
 	if _, err := resource.ParseQuantity(k.CPURequest); err != nil {
@@ -83,8 +89,8 @@ func (c Config) validateKubernetes() error {
 }
 
 // kubeOptions are the provisioner options of a checked config.
-func (c Config) kubeOptions(system string) kube.Options {
-	return kube.Options{
+func (c Config) kubeOptions(system string) kubemode.Options {
+	return kubemode.Options{
 		System:        system,
 		Namespace:     c.Namespace,
 		XDSAddress:    c.xdsAddress(),
@@ -92,29 +98,15 @@ func (c Config) kubeOptions(system string) kube.Options {
 		ReadinessPort: uint32(c.ReadinessPort),
 		Image:         c.EnvoyImage,
 		Replicas:      int32(c.Replicas),
-		ServiceType:   corev1.ServiceType(c.ServiceType),
+		ServiceType:   c.ServiceType,
 		CPURequest:    resource.MustParse(c.CPURequest),
 		MemoryRequest: resource.MustParse(c.MemoryRequest),
 	}
 }
 
-// restConfig is the given config, or the one kubectl would use.
-func restConfig(o options) (*rest.Config, error) {
-	if o.rest != nil {
-		return o.rest, nil
-	}
-	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		clientcmd.NewDefaultClientConfigLoadingRules(), &clientcmd.ConfigOverrides{})
-	cfg, err := loader.ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("GATEWIRE_INFRA_MODE=kubernetes: no API server (set KUBECONFIG or run in a pod): %w", err)
-	}
-	return cfg, nil
-}
-
 // election is the Lease of a checked config.
-func (c Config) election(system string) (kube.Election, error) {
-	e := kube.Election{Namespace: c.LeaderElectionNamespace, Name: c.LeaderElectionID}
+func (c Config) election(system string) (kubemode.Election, error) {
+	e := kubemode.Election{Namespace: c.LeaderElectionNamespace, Name: c.LeaderElectionID}
 	if e.Name == "" {
 		e.Name = system + "-infra"
 		if errs := validation.IsDNS1123Subdomain(e.Name); len(errs) > 0 {

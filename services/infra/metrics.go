@@ -7,7 +7,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/gatewire/gatewire/services/infra/kube"
+	"github.com/gatewire/gatewire/services/infra/kubemode"
 )
 
 // The infra service's metrics, recorded with the service's meter provider
@@ -51,7 +51,7 @@ func (m *infraMetrics) observeApply(ctx context.Context, mode string, c change, 
 		return // stopping, not failing
 	}
 	reason := "failed"
-	if errors.Is(err, kube.ErrInvalid) {
+	if errors.Is(err, kubemode.ErrInvalid) {
 		reason = "invalid"
 	}
 	m.observeError(ctx, mode, op, reason)

@@ -13,7 +13,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/bus"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
-	"github.com/gatewire/gatewire/services/infra/kube"
+	"github.com/gatewire/gatewire/services/infra/kubemode"
 )
 
 const (
@@ -40,7 +40,7 @@ func (s *Service) Run(ctx context.Context) error {
 		ctx = klog.NewContext(ctx, logr.FromSlogHandler(s.log.Handler()))
 	}
 	if s.kube != nil && s.cfg.LeaderElection {
-		return kube.Elect(ctx, s.kube.Client(), s.election, s.log, s.lead, s.onLeader)
+		return s.kube.Elect(ctx, s.election, s.log, s.lead, s.onLeader)
 	}
 	s.lead(ctx)
 	return nil
@@ -192,7 +192,7 @@ func (s *Service) handle(ctx context.Context, e *bus.Entry, failed map[string]ch
 	case err == nil:
 	case ctx.Err() != nil:
 		// Stopping: the next start applies the bucket again.
-	case errors.Is(err, kube.ErrInvalid):
+	case errors.Is(err, kubemode.ErrInvalid):
 		// Trying again gives the same answer; a new value of the key will
 		// be tried.
 		s.log.Error("infra apply refused", "gateway", c.namespace+"/"+c.name, "revision", e.Revision, "error", err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gatewire/gatewire/pkg/bus"
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
-	"github.com/gatewire/gatewire/services/infra/kube"
+	"github.com/gatewire/gatewire/services/infra/kubemode"
 )
 
 // StatusToken is the gateway-namespace and gateway-name token of the status
@@ -58,7 +58,7 @@ func (s *Service) publishAddresses(ctx context.Context) {
 			}
 		}
 	})
-	report := func(a kube.Addresses) { w.set(ctx, a) }
+	report := func(a kubemode.Addresses) { w.set(ctx, a) }
 	synced := func() { w.prune(ctx) }
 	backoff := rewatchMin
 	for ctx.Err() == nil {
@@ -74,7 +74,7 @@ func (s *Service) publishAddresses(ctx context.Context) {
 }
 
 // set records the addresses of one gateway and writes them.
-func (w *statusWriter) set(ctx context.Context, a kube.Addresses) {
+func (w *statusWriter) set(ctx context.Context, a kubemode.Addresses) {
 	key := StatusKey(a.Namespace, a.Name)
 	addresses := a.Addresses
 	if a.Gone || len(addresses) == 0 {

@@ -8,18 +8,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/gatewire/gatewire/services/infra/kubemode"
 )
 
 // Addresses are the addresses of one gateway's Service.
-type Addresses struct {
-	// Namespace and Name are the Gateway's.
-	Namespace, Name string
-	// Addresses are the load balancer's ingress IPs and host names, in the
-	// Service's order, or else its cluster IPs; empty while it has none.
-	Addresses []string
-	// Gone says the Service was deleted.
-	Gone bool
-}
+type Addresses = kubemode.Addresses
 
 // WatchAddresses follows the Services of this installation until ctx is
 // done. It calls report for every Service it finds, then synced once, then

@@ -86,9 +86,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
@@ -99,47 +97,21 @@ import (
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
 	"github.com/gatewire/gatewire/services/infra/issuer"
+	"github.com/gatewire/gatewire/services/infra/kubemode"
 )
 
 // ErrInvalid marks a proxy that cannot be provisioned as it is (a bad port or
 // service type): trying again will not help until the proxy changes.
-var ErrInvalid = errors.New("invalid proxy")
+var ErrInvalid = kubemode.ErrInvalid
 
-// Options configure a Provisioner. Every field is required unless it says
-// otherwise.
-type Options struct {
-	// System is the installation, the value of LabelSystem.
-	System string
-	// Namespace holds the objects of every gateway; empty puts them in the
-	// namespace of their Gateway.
-	Namespace string
-	// XDSAddress is the host:port of the xds service for the bootstraps.
-	XDSAddress string
-	// AdminPort is Envoy's admin port on 127.0.0.1; ReadinessPort serves
-	// /ready on every address. Both are non-zero and differ.
-	AdminPort, ReadinessPort uint32
-	// Image is the Envoy image of a proxy that names none.
-	Image string
-	// Replicas of a proxy that asks for none; 0 leaves the field to the
-	// cluster.
-	Replicas int32
-	// ServiceType of a proxy that asks for none.
-	ServiceType corev1.ServiceType
-	// CPURequest and MemoryRequest are the Envoy container's requests.
-	CPURequest, MemoryRequest resource.Quantity
-}
+// Options configure a Provisioner (kubemode.Options).
+type Options = kubemode.Options
 
 // CheckServiceType reports whether t is a Service type that exposes a
 // gateway: ClusterIP, NodePort or LoadBalancer.
-func CheckServiceType(t corev1.ServiceType) error {
-	switch t {
-	case corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer:
-		return nil
-	}
-	return fmt.Errorf("service type %q: want ClusterIP, NodePort or LoadBalancer", t)
-}
+func CheckServiceType(t string) error { return kubemode.CheckServiceType(t) }
 
-func (o Options) check() error {
+func check(o Options) error {
 	if errs := validation.IsValidLabelValue(o.System); o.System == "" || len(errs) > 0 {
 		return fmt.Errorf("kube: system %q is not a label value: %v", o.System, errs)
 	}
@@ -176,7 +148,7 @@ type Provisioner struct {
 // New checks opts and returns a Provisioner that talks to the API server of
 // cfg. It does not contact the server. A nil log discards logs.
 func New(cfg *rest.Config, opts Options, log *slog.Logger) (*Provisioner, error) {
-	if err := opts.check(); err != nil {
+	if err := check(opts); err != nil {
 		return nil, err
 	}
 	if log == nil {

@@ -12,21 +12,15 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
+
+	"github.com/gatewire/gatewire/services/infra/kubemode"
 )
 
 // Election names the Lease that elects one active replica and says how it
-// is held. Zero durations take the defaults of controller-runtime: a 15s
-// lease, renewed within 10s, tried every 2s.
-type Election struct {
-	// Namespace and Name of the Lease (coordination.k8s.io/v1).
-	Namespace, Name string
-	// Identity of this replica in the Lease; unique among the replicas.
-	Identity string
+// is held (kubemode.Election).
+type Election = kubemode.Election
 
-	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
-}
-
-func (e Election) withDefaults() Election {
+func withDefaults(e Election) Election {
 	if e.LeaseDuration == 0 {
 		e.LeaseDuration = 15 * time.Second
 	}
@@ -47,7 +41,7 @@ func (e Election) withDefaults() Election {
 // a held lease is released so another replica takes over at once.
 func Elect(ctx context.Context, client kubernetes.Interface, e Election, log *slog.Logger,
 	lead func(ctx context.Context), onLeader func(identity string)) error {
-	e = e.withDefaults()
+	e = withDefaults(e)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

@@ -14,11 +14,12 @@ import (
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
+	"github.com/gatewire/gatewire/services/infra/kubemode"
 )
 
 const (
 	// configDir is where the ConfigMap is mounted in the Envoy container.
-	configDir = "/etc/envoy"
+	configDir = kubemode.ConfigDir
 	// nonRootID is the uid and gid Envoy runs as: "nonroot" of the distroless
 	// images, given as a number so that runAsNonRoot can be checked.
 	nonRootID = 65532
@@ -99,7 +100,7 @@ func (p *Provisioner) objects(proxy *busv1.Proxy) (*gatewayObjects, error) {
 	if err != nil {
 		return nil, err
 	}
-	serviceType := corev1.ServiceType(proxy.GetServiceType())
+	serviceType := proxy.GetServiceType()
 	if serviceType == "" {
 		serviceType = p.opts.ServiceType
 	}
@@ -126,7 +127,7 @@ func (p *Provisioner) objects(proxy *busv1.Proxy) (*gatewayObjects, error) {
 		meta:       m,
 	}
 	if len(ports) > 0 {
-		o.service = service(m, ports, serviceType)
+		o.service = service(m, ports, corev1.ServiceType(serviceType))
 	}
 	return o, nil
 }
@@ -138,21 +139,9 @@ func (p *Provisioner) bootstrap(cluster string) ([]byte, error) {
 }
 
 // Bootstrap is the bootstrap of the ConfigMap a Provisioner with opts
-// makes for the gateway whose node.cluster is cluster, reaching the xds
-// service over mTLS with tls (nil: in plaintext).
+// makes for the gateway whose node.cluster is cluster (kubemode.Bootstrap).
 func Bootstrap(opts Options, cluster string, tls *bootstrap.TLS) ([]byte, error) {
-	b, err := bootstrap.Render(bootstrap.Options{
-		Cluster:       cluster,
-		NodeID:        bootstrap.NodeID(cluster, "pod"),
-		XDSAddress:    opts.XDSAddress,
-		AdminPort:     opts.AdminPort,
-		ReadinessPort: opts.ReadinessPort,
-		TLS:           tls,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return bootstrap.MarshalYAML(b)
+	return kubemode.Bootstrap(opts, cluster, tls)
 }
 
 func service(m gatewayMeta, ports []servicePort, t corev1.ServiceType) *corev1ac.ServiceApplyConfiguration {

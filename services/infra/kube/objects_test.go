@@ -43,7 +43,7 @@ func testOptions() Options {
 		ReadinessPort: 19001,
 		Image:         "envoyproxy/envoy:distroless-v1.36.2",
 		Replicas:      1,
-		ServiceType:   corev1.ServiceTypeLoadBalancer,
+		ServiceType:   string(corev1.ServiceTypeLoadBalancer),
 		CPURequest:    resource.MustParse("100m"),
 		MemoryRequest: resource.MustParse("128Mi"),
 	}

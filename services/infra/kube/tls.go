@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"fmt"
-	"path"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -13,13 +12,14 @@ import (
 	"github.com/gatewire/gatewire/pkg/certs/kubesecret"
 	"github.com/gatewire/gatewire/services/infra/bootstrap"
 	"github.com/gatewire/gatewire/services/infra/issuer"
+	"github.com/gatewire/gatewire/services/infra/kubemode"
 )
 
 const (
 	// CertificateSDSKey and TrustedCASDSKey are the keys of the SDS files
 	// in a gateway's ConfigMap, beside the bootstrap.
-	CertificateSDSKey = "certificate.sds.json"
-	TrustedCASDSKey   = "trusted-ca.sds.json"
+	CertificateSDSKey = kubemode.CertificateSDSKey
+	TrustedCASDSKey   = kubemode.TrustedCASDSKey
 	// certDir is where a gateway's Secret (its client certificate) is
 	// mounted in the Envoy container. It is not under configDir: a mount
 	// inside a ConfigMap volume needs a folder the runtime cannot create.
@@ -50,16 +50,9 @@ func (p *Provisioner) bootstrapTLS() *bootstrap.TLS {
 	return BootstrapTLS(p.issuer.ServerID())
 }
 
-// BootstrapTLS is the TLS part of the bootstrap of a gateway's Envoys: the
-// SDS files of their mounted certificate, and the SPIFFE ID the xds server
-// must present.
-func BootstrapTLS(serverID string) *bootstrap.TLS {
-	return &bootstrap.TLS{
-		CertificateSDS: path.Join(configDir, CertificateSDSKey),
-		TrustedCASDS:   path.Join(configDir, TrustedCASDSKey),
-		ServerID:       serverID,
-	}
-}
+// BootstrapTLS is the TLS part of the bootstrap of a gateway's Envoys
+// (kubemode.BootstrapTLS).
+func BootstrapTLS(serverID string) *bootstrap.TLS { return kubemode.BootstrapTLS(serverID) }
 
 // sdsData is what the ConfigMap holds besides the bootstrap: the SDS
 // files, naming the files of the mounted Secret.

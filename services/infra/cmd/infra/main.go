@@ -1,6 +1,7 @@
-// Package main is the infra command: it runs gatewire's infra service against an external NATS server.
-// Run it with -h to list its environment variables; `infra certgen` writes the
-// Secrets gatewire needs before it starts (see package certgen), the Job of deploy/k8s.
+// Package main is the infra command: it runs gatewire's infra service against an external NATS server,
+// in either mode (GATEWIRE_INFRA_MODE: host or kubernetes). Run it with -h to list its environment
+// variables; `infra certgen` writes the Secrets gatewire needs before it starts (see package certgen),
+// the Job of deploy/k8s. cmd/infra-host is the same service with the host mode only.
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"github.com/gatewire/gatewire/pkg/service"
 	"github.com/gatewire/gatewire/services/infra"
 	"github.com/gatewire/gatewire/services/infra/certgen"
+	"github.com/gatewire/gatewire/services/infra/kube"
 )
 
 func main() {
@@ -32,6 +34,6 @@ func main() {
 	}
 	var cfg infra.Config
 	service.Main("infra", ":19004", &cfg, func(b *bus.Bus, log *slog.Logger) (service.Runner, error) {
-		return infra.New(cfg, b, log)
+		return infra.New(cfg, b, log, infra.WithKubernetes(kube.Connect(nil)))
 	})
 }
