@@ -27,8 +27,8 @@ const footprintRoutes = 1000
 //   - start-s: from the process's start to the client holding every route;
 //   - change-ms: the median, over 20 edits, of the time from rewriting one
 //     route's file to the client holding the edited route;
-//   - rss-MiB and peak-MiB: the process's resident memory after the edits
-//     (VmRSS) and its peak since it started (VmHWM);
+//   - rss-MiB and peak-MiB: the process's resident memory memorySettle
+//     after the edits (VmRSS) and its peak since it started (VmHWM);
 //   - live-MiB: its Go heap after a collection (the admin server's
 //     /debug/pprof/heap?gc=1 collects; /metrics tells the heap).
 func BenchmarkStandaloneFootprint(b *testing.B) {
@@ -87,6 +87,7 @@ func footprint(b *testing.B, dir string) {
 	}
 	slices.Sort(changes)
 	b.ReportMetric(changes[len(changes)/2], "change-ms")
+	time.Sleep(memorySettle)
 	b.ReportMetric(memoryMiB(b, p, "VmRSS"), "rss-MiB")
 	b.ReportMetric(memoryMiB(b, p, "VmHWM"), "peak-MiB")
 	b.ReportMetric(liveHeapMiB(b, admin), "live-MiB")

@@ -8,12 +8,21 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/envoyproxy/go-control-plane/pkg/resource/v3"
 	"github.com/gatewire/gatewire/pkg/testkit"
 )
+
+// measures numbers the propagation measures of a test binary.
+var measures atomic.Int64
+
+// memorySettle is how long the benchmarks wait after their last edit before
+// they read the processes' memory: each service returns its free heap pages
+// once it has been quiet for half a second (service.Memory).
+const memorySettle = 2 * time.Second
 
 // propagationEdits is how many route edits each propagation measure makes.
 const propagationEdits = 60
@@ -50,8 +59,8 @@ func benchSizes(b *testing.B) []int {
 //     complete one, that one included (1 is a complete first config);
 //   - edit-p50/p90/p99-ms: over 60 edits of one route's file, from the
 //     write to the arrival of the route configuration that holds it;
-//   - <process>-rss-MiB, <process>-hwm-MiB: resident memory at the end and
-//     its peak, per process, and rss-MiB their sum; <process>-anon-MiB:
+//   - <process>-rss-MiB, <process>-hwm-MiB: resident memory memorySettle
+//     after the last edit and its peak, per process, and rss-MiB their sum; <process>-anon-MiB:
 //     RssAnon, the resident memory that is not the binary's own pages
 //     (which the system shares and may drop);
 //
@@ -136,10 +145,14 @@ func propagation(b *testing.B, mode, dir string, n int) {
 		cpuProfile()
 	}
 
+	// The folder is shared by the measures of a size (-count, both
+	// modes): each measure's edits carry its own number, or they would be
+	// found in the routes the last one left.
+	measure := measures.Add(1)
 	edits := make([]float64, 0, propagationEdits)
 	for k := range propagationEdits {
 		i := (k*37 + 11) % n
-		value := fmt.Sprintf("%s-edit-%d", mode, k)
+		value := fmt.Sprintf("%s-%d-edit-%d", mode, measure, k)
 		wrote := time.Now()
 		write(b, filepath.Join(dir, "routes", fmt.Sprintf("r%d.yaml", i)), editedRoute(i, value))
 		seen := r.waitFor(b, time.Minute, "edit "+value, resource.RouteType, func() bool { return r.routesContain([]byte(value)) })
@@ -152,6 +165,7 @@ func propagation(b *testing.B, mode, dir string, n int) {
 	slices.Sort(edits)
 	f.p50, f.p90, f.p99 = percentile(edits, 50), percentile(edits, 90), percentile(edits, 99)
 
+	time.Sleep(memorySettle)
 	f.rss, f.hwm, f.anon, f.cpu = map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]float64{}
 	for _, p := range in.procs {
 		f.procs = append(f.procs, p.name)

@@ -22,12 +22,20 @@ import (
 // returns the free pages at once (debug.FreeOSMemory: one collection, a
 // few milliseconds for a live heap of tens of MiB).
 //
+// A trim waits until the process is quiet: less than quietAlloc allocated
+// over the last quietWindow (an idle service allocates 5 to 25 KiB a
+// second), or trimMaxWait at most. A trim during work delays it: the
+// collection competes for the CPU, and the pages returned are faulted in
+// again by the next allocations. The first route edit after a load of
+// 3,000 routes took 23 to 26 ms with the trim at readiness, 11 to 14 ms
+// without it.
+//
 // Limit sets the runtime's soft memory limit (as GOMEMLIMIT does) unless
 // GOMEMLIMIT is set; in Kubernetes set it to about 90% of the container's
 // memory limit.
 type Memory struct {
 	Limit    string        `envconfig:"MEMORY_LIMIT" desc:"soft memory limit of the Go runtime, such as 200MiB (GOMEMLIMIT wins when set); empty: none"`
-	Trim     time.Duration `envconfig:"MEMORY_TRIM_INTERVAL" default:"10s" desc:"how often free heap pages are returned to the system (after the initial load, and then when at least GATEWIRE_MEMORY_TRIM_FREE are free); 0 turns trimming off"`
+	Trim     time.Duration `envconfig:"MEMORY_TRIM_INTERVAL" default:"10s" desc:"how often free heap pages are returned to the system (after the initial load, and then when at least GATEWIRE_MEMORY_TRIM_FREE are free), each time once the service has been quiet for half a second (or after a minute); 0 turns trimming off"`
 	TrimFree string        `envconfig:"MEMORY_TRIM_FREE" default:"4MiB" desc:"free heap that makes a trim worth its collection"`
 }
 
@@ -74,6 +82,15 @@ func (m Memory) Runner(ready func() bool, log *slog.Logger) Runner {
 	return runFunc{run: func(ctx context.Context) error { return m.run(ctx, ready, log) }, ready: func() bool { return true }}
 }
 
+// When a trim is due, it waits for a quiet process: see [Memory].
+const (
+	quietWindow = 500 * time.Millisecond
+	quietAlloc  = 64 << 10
+	trimMaxWait = time.Minute
+	// quietSample is how often the allocations are read.
+	quietSample = 100 * time.Millisecond
+)
+
 func (m Memory) run(ctx context.Context, ready func() bool, log *slog.Logger) error {
 	if limit, _ := ParseBytes(m.Limit); limit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(limit)
@@ -90,20 +107,64 @@ func (m Memory) run(ctx context.Context, ready func() bool, log *slog.Logger) er
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	trim(log, "initial load")
 	minFree, _ := ParseBytes(m.TrimFree)
-	t := time.NewTicker(m.Trim)
+	var q quiet
+	due, dueSince := "initial load", time.Now() // the trim waiting for quiet; "" for none
+	checked := dueSince                         // when the free heap was last looked at
+	t := time.NewTicker(quietSample)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
-			if heapFree() >= uint64(minFree) {
-				trim(log, "interval")
+		case now := <-t.C:
+			q.sample(allocated())
+			if due == "" && now.Sub(checked) >= m.Trim {
+				checked = now
+				if heapFree() >= uint64(minFree) {
+					due, dueSince = "interval", now
+				}
+			}
+			if due != "" && (q.still() || now.Sub(dueSince) >= trimMaxWait) {
+				trim(log, due)
+				due, checked = "", time.Now()
 			}
 		}
 	}
+}
+
+// quiet keeps the allocation counter of the last quietWindow, one sample
+// every quietSample.
+type quiet struct {
+	samples [quietWindow/quietSample + 1]uint64
+	n       int // samples taken
+}
+
+func (q *quiet) sample(v uint64) {
+	q.samples[q.n%len(q.samples)] = v
+	q.n++
+}
+
+// still reports whether less than quietAlloc was allocated over the
+// window: false until the window is full.
+func (q *quiet) still() bool {
+	if q.n < len(q.samples) {
+		return false
+	}
+	newest := q.samples[(q.n-1)%len(q.samples)]
+	oldest := q.samples[q.n%len(q.samples)]
+	return newest-oldest < quietAlloc
+}
+
+// allocated is the heap allocated since the process started, freed or
+// not.
+func allocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // trim collects and returns every free page to the system.

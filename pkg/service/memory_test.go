@@ -62,3 +62,39 @@ func TestMemoryTrimAfterReady(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMemoryTrimWaitsForQuiet keeps the process allocating after it is
+// ready, as a burst of edits after a load does, and checks that the trim of
+// the initial load waits until the allocations stop.
+func TestMemoryTrimWaitsForQuiet(t *testing.T) {
+	var logs testkit.LogBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	ctx, cancel := context.WithCancel(context.Background())
+	busy, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-busy:
+				return
+			case <-time.After(10 * time.Millisecond):
+				sink = append(sink[:0], make([]byte, 256<<10)) // 25 MiB a second
+			}
+		}
+	}()
+	m := Memory{Trim: time.Hour, TrimFree: "4MiB"}
+	done := make(chan error, 1)
+	go func() { done <- m.Runner(func() bool { return true }, log).Run(ctx) }()
+	time.Sleep(1500 * time.Millisecond)
+	if logs.Has("memory trimmed") {
+		t.Errorf("trimmed while the process allocated:\n%s", logs.String())
+	}
+	close(busy)
+	<-stopped
+	sink = nil
+	testkit.Eventually(t, 5*time.Second, "a trim once the allocations stop", func() bool { return logs.Has("memory trimmed", "initial load") })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
