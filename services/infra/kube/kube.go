@@ -107,10 +107,6 @@ var ErrInvalid = kubemode.ErrInvalid
 // Options configure a Provisioner (kubemode.Options).
 type Options = kubemode.Options
 
-// CheckServiceType reports whether t is a Service type that exposes a
-// gateway: ClusterIP, NodePort or LoadBalancer.
-func CheckServiceType(t string) error { return kubemode.CheckServiceType(t) }
-
 func check(o Options) error {
 	if errs := validation.IsValidLabelValue(o.System); o.System == "" || len(errs) > 0 {
 		return fmt.Errorf("kube: system %q is not a label value: %v", o.System, errs)
@@ -132,7 +128,7 @@ func check(o Options) error {
 	if o.Replicas < 0 {
 		return fmt.Errorf("kube: replicas %d: want 0 or more", o.Replicas)
 	}
-	return CheckServiceType(o.ServiceType)
+	return kubemode.CheckServiceType(o.ServiceType)
 }
 
 // Provisioner applies and removes the objects of gateways. See the package

@@ -104,7 +104,7 @@ func (p *Provisioner) objects(proxy *busv1.Proxy) (*gatewayObjects, error) {
 	if serviceType == "" {
 		serviceType = p.opts.ServiceType
 	}
-	if err := CheckServiceType(serviceType); err != nil {
+	if err := kubemode.CheckServiceType(serviceType); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	bs, err := p.bootstrap(m.cluster)
@@ -135,13 +135,7 @@ func (p *Provisioner) objects(proxy *busv1.Proxy) (*gatewayObjects, error) {
 // bootstrap renders the bootstrap of every Envoy of a gateway. node.id is a
 // placeholder: each pod sets its own with --service-node.
 func (p *Provisioner) bootstrap(cluster string) ([]byte, error) {
-	return Bootstrap(p.opts, cluster, p.bootstrapTLS())
-}
-
-// Bootstrap is the bootstrap of the ConfigMap a Provisioner with opts
-// makes for the gateway whose node.cluster is cluster (kubemode.Bootstrap).
-func Bootstrap(opts Options, cluster string, tls *bootstrap.TLS) ([]byte, error) {
-	return kubemode.Bootstrap(opts, cluster, tls)
+	return kubemode.Bootstrap(p.opts, cluster, p.bootstrapTLS())
 }
 
 func service(m gatewayMeta, ports []servicePort, t corev1.ServiceType) *corev1ac.ServiceApplyConfiguration {

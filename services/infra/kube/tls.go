@@ -47,12 +47,8 @@ func (p *Provisioner) bootstrapTLS() *bootstrap.TLS {
 	if p.issuer == nil {
 		return nil
 	}
-	return BootstrapTLS(p.issuer.ServerID())
+	return kubemode.BootstrapTLS(p.issuer.ServerID())
 }
-
-// BootstrapTLS is the TLS part of the bootstrap of a gateway's Envoys
-// (kubemode.BootstrapTLS).
-func BootstrapTLS(serverID string) *bootstrap.TLS { return kubemode.BootstrapTLS(serverID) }
 
 // sdsData is what the ConfigMap holds besides the bootstrap: the SDS
 // files, naming the files of the mounted Secret.
