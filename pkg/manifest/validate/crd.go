@@ -52,6 +52,12 @@ type crd struct {
 	storage    string
 	// versions holds the served versions, each compiled on first use.
 	versions map[string]*version
+
+	// parsed is the definition load read, until a version's compile takes
+	// it: a definition is a megabyte or two, and parsing one again costs
+	// up to 40 ms (HTTPRoute's).
+	parsedMu sync.Mutex
+	parsed   *apiextensionsv1.CustomResourceDefinition
 }
 
 // version is one served version of a CustomResourceDefinition.
@@ -91,6 +97,7 @@ func (c *crd) load() error {
 			c.err = err
 			return
 		}
+		c.parsed = def
 		c.namespaced = def.Spec.Scope == apiextensionsv1.NamespaceScoped
 		c.versions = map[string]*version{}
 		for _, v := range def.Spec.Versions {
@@ -105,8 +112,9 @@ func (c *crd) load() error {
 	return c.err
 }
 
-// read parses the CustomResourceDefinition. It is not kept: its schemas are
-// a megabyte or two, needed only while a version is compiled.
+// read parses the CustomResourceDefinition. It is kept only until the
+// first version is compiled (see parsed): its schemas are needed only while
+// a version is compiled.
 func (c *crd) read() (*apiextensionsv1.CustomResourceDefinition, error) {
 	data, err := crdFiles.ReadFile(c.file)
 	if err != nil {
@@ -119,12 +127,19 @@ func (c *crd) read() (*apiextensionsv1.CustomResourceDefinition, error) {
 	return &def, nil
 }
 
-// compileVersion reads the CustomResourceDefinition again and compiles the
-// schema of its version name.
+// compileVersion compiles the schema of the version name, from the
+// definition load parsed if no other version took it, else from a new
+// parse.
 func (c *crd) compileVersion(name string) (*schema, error) {
-	def, err := c.read()
-	if err != nil {
-		return nil, err
+	c.parsedMu.Lock()
+	def := c.parsed
+	c.parsed = nil
+	c.parsedMu.Unlock()
+	if def == nil {
+		var err error
+		if def, err = c.read(); err != nil {
+			return nil, err
+		}
 	}
 	for _, v := range def.Spec.Versions {
 		if v.Name == name && v.Schema != nil {
