@@ -50,8 +50,11 @@
 //
 // Every output is written with the revision of the resources bucket it was
 // computed from (bus.WithSourceRevision), and only when it differs from
-// what is stored: the xDS first, then the statuses (in one batch) and the
-// proxy spec, and the IR, the largest output and one for people and tools,
+// what is stored: the xDS first, then the proxy spec; the statuses while
+// no change waits, 256 at a time in batches, so that an edit does not wait
+// behind the thousands of statuses of a load (a newer translation of the
+// gateway takes the place of one whose statuses are not all written); and
+// the IR, the largest output and one for people and tools,
 // once translations have paused for 250ms (at most 5s after the first IR
 // not written), with those of other gateways translated meanwhile, so
 // that a burst of edits writes each IR once. Each gateway's

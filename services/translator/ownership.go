@@ -72,6 +72,8 @@ func (s *Service) reassign(ctx context.Context, st *session) {
 			delete(st.gateways, gw)
 			delete(st.built, gw)
 			delete(st.statuses, gw)
+			delete(st.statusJobs, gw)
+			delete(st.irPending, gw)
 			delete(st.irEncoders, gw)
 			st.tr.forget(gw)
 			lost++

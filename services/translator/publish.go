@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/pkg/bus"
-	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 	"github.com/gatewire/gatewire/services/translator/gatewayapi"
 )
 
@@ -70,10 +69,11 @@ func (s *Service) retranslate(st *session, gw types.NamespacedName, w work) (*Ou
 	return st.tr.translate(gw), "translate"
 }
 
-// writeGateway writes a gateway's outputs: its xDS first, then its statuses
-// and proxy at once; its IR a little later (see writeIRs). With all, every
-// key of its xDS is checked against the ledger, not only those that
-// changed since the last translation (a foreign write to repair).
+// writeGateway writes a gateway's outputs: its xDS first, then its proxy at
+// once; its statuses as soon as no input waits (see queueStatuses) and its
+// IR a little later (see writeIRs). With all, every key of its xDS and
+// every status is checked against the ledger, not only those that changed
+// since the last translation (a foreign write to repair).
 func (s *Service) writeGateway(ctx context.Context, st *session, out *Output, all bool) error {
 	key := bus.GatewayKey(out.Gateway.Namespace, out.Gateway.Name)
 	if out.Build != nil {
@@ -88,46 +88,7 @@ func (s *Service) writeGateway(ctx context.Context, st *session, out *Output, al
 	if err := s.put(ctx, st, bus.Infra, key, out.Proxy); err != nil {
 		return err
 	}
-	return s.writeStatuses(ctx, st, out, all)
-}
-
-// writeStatuses writes the statuses of a gateway and deletes those it no
-// longer gives. A status the session wrote last time (the same value: a
-// route unit that was reused) is skipped without a look, unless all.
-func (s *Service) writeStatuses(ctx context.Context, st *session, out *Output, all bool) error {
-	prev := st.statuses[out.Gateway]
-	next := make(map[*busv1.Status]string, len(out.Statuses))
-	written := map[string]bool{}
-	var puts []output
-	for _, status := range out.Statuses {
-		if k, ok := prev[status]; ok && !all && !st.foreign[sentKey{bus.Status, k}] {
-			next[status] = k
-			continue
-		}
-		k := statusKey(status, out.Gateway)
-		delete(st.foreign, sentKey{bus.Status, k})
-		next[status], written[k] = k, true
-		puts = append(puts, output{k, status})
-	}
-	if err := s.putMany(ctx, st, bus.Status, puts); err != nil {
-		return err
-	}
-	st.statuses[out.Gateway] = next
-	if all || prev == nil {
-		keep := make(map[string]struct{}, len(next))
-		for _, k := range next {
-			keep[k] = struct{}{}
-		}
-		return s.deleteStatuses(ctx, st, out.Gateway, keep)
-	}
-	for status, k := range prev {
-		if _, kept := next[status]; kept || written[k] || st.keepsStatus(k) {
-			continue
-		}
-		if err := s.delete(ctx, st, bus.Status, k); err != nil {
-			return err
-		}
-	}
+	st.queueStatuses(out, all)
 	return nil
 }
 
@@ -138,6 +99,7 @@ func (s *Service) removeGateway(ctx context.Context, st *session, gw types.Names
 	st.tr.forget(gw)
 	delete(st.built, gw)
 	delete(st.statuses, gw)
+	delete(st.statusJobs, gw)
 	if err := s.removeXDS(ctx, st, gw); err != nil {
 		return err
 	}
@@ -156,15 +118,16 @@ func (s *Service) removeGateway(ctx context.Context, st *session, gw types.Names
 			return err
 		}
 	}
-	if err := s.deleteStatuses(ctx, st, gw, keep); err != nil {
+	if err := s.deleteStatuses(ctx, st, st.revision, gw, keep); err != nil {
 		return err
 	}
 	s.log.Debug("gateway outputs removed", "gateway", gw, "revision", st.revision, "orphan_listenersets", len(keep))
 	return nil
 }
 
-// deleteStatuses deletes the status keys written for gw that are not in keep.
-func (s *Service) deleteStatuses(ctx context.Context, st *session, gw types.NamespacedName, keep map[string]struct{}) error {
+// deleteStatuses deletes the status keys written for gw that are not in
+// keep, for a translation of the resources as of revision source.
+func (s *Service) deleteStatuses(ctx context.Context, st *session, source uint64, gw types.NamespacedName, keep map[string]struct{}) error {
 	var stale []string
 	for k := range st.ledger.statusKeys[gw] {
 		// keep nil: the gateway is gone, with every status it gave.
@@ -173,7 +136,7 @@ func (s *Service) deleteStatuses(ctx context.Context, st *session, gw types.Name
 		}
 	}
 	for _, k := range stale {
-		if err := s.delete(ctx, st, bus.Status, k); err != nil {
+		if err := s.deleteAt(ctx, st, source, bus.Status, k); err != nil {
 			return err
 		}
 	}
@@ -194,11 +157,12 @@ func (s *Service) translateClass(ctx context.Context, st *session, name string) 
 // put writes msg under key unless the bucket is known to hold the same
 // value. A write refused because the stored value is newer is not an error.
 func (s *Service) put(ctx context.Context, st *session, b bus.Bucket, key string, msg proto.Message) error {
-	return s.putEncoded(ctx, st, b, key, msg, fingerprintAndBytes)
+	return s.putEncoded(ctx, st, st.revision, b, key, msg, fingerprintAndBytes)
 }
 
-// putEncoded is put with the function that hashes and encodes msg.
-func (s *Service) putEncoded(ctx context.Context, st *session, b bus.Bucket, key string, msg proto.Message, encode func(proto.Message) (fingerprint, []byte)) error {
+// putEncoded is put with the function that hashes and encodes msg, for a
+// translation of the resources as of revision source.
+func (s *Service) putEncoded(ctx context.Context, st *session, source uint64, b bus.Bucket, key string, msg proto.Message, encode func(proto.Message) (fingerprint, []byte)) error {
 	// A value the session wrote before (a reused route status) need not
 	// be hashed again.
 	sent, ok := st.sent[sentKey{b, key}]
@@ -211,13 +175,13 @@ func (s *Service) putEncoded(ctx context.Context, st *session, b bus.Bucket, key
 	if st.ledger.unchanged(b, key, fp) {
 		return nil
 	}
-	stamp(msg, st.revision)
+	stamp(msg, source)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 	defer cancel()
-	opts := []bus.PutOption{bus.WithSourceRevision(st.revision), bus.WithMarshalled(data),
+	opts := []bus.PutOption{bus.WithSourceRevision(source), bus.WithMarshalled(data),
 		bus.WithHeader(headerDigest, fp.String()), bus.WithHeader(headerWriter, s.id), bus.WithPublishedFrom(ctx)}
 	rev, err := uint64(0), bus.ErrConflict
-	if expect, ok := st.ledger.expected(b, key, st.revision); ok {
+	if expect, ok := st.ledger.expected(b, key, source); ok {
 		rev, err = s.bus.Put(ctx, b, key, msg, append(slices.Clip(opts), bus.WithRevision(expect))...)
 	}
 	if errors.Is(err, bus.ErrConflict) {
@@ -225,7 +189,7 @@ func (s *Service) putEncoded(ctx context.Context, st *session, b bus.Bucket, key
 	}
 	switch {
 	case errors.Is(err, bus.ErrStale):
-		s.log.Debug("output is newer on the bus, not overwriting it", "bucket", b, "key", key, "revision", st.revision)
+		s.log.Debug("output is newer on the bus, not overwriting it", "bucket", b, "key", key, "revision", source)
 		st.ledger.unknown(b, key)
 		return nil
 	case err != nil:
@@ -237,21 +201,27 @@ func (s *Service) putEncoded(ctx context.Context, st *session, b bus.Bucket, key
 		size = proto.Size(msg)
 	}
 	large := int64(size) > s.bus.Conn().MaxPayload()/2
-	st.ledger.wrote(b, key, fp, rev, st.revision, large)
+	st.ledger.wrote(b, key, fp, rev, source, large)
 	return nil
 }
 
 // delete removes key from b when the bucket is known to hold it.
 func (s *Service) delete(ctx context.Context, st *session, b bus.Bucket, key string) error {
+	return s.deleteAt(ctx, st, st.revision, b, key)
+}
+
+// deleteAt is delete for a translation of the resources as of revision
+// source.
+func (s *Service) deleteAt(ctx context.Context, st *session, source uint64, b bus.Bucket, key string) error {
 	if !st.ledger.has(b, key) {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.WriteTimeout)
 	defer cancel()
-	err := s.bus.Delete(ctx, b, key, bus.WithSourceRevision(st.revision), bus.WithHeader(headerWriter, s.id))
+	err := s.bus.Delete(ctx, b, key, bus.WithSourceRevision(source), bus.WithHeader(headerWriter, s.id))
 	switch {
 	case errors.Is(err, bus.ErrStale):
-		s.log.Debug("output is newer on the bus, not deleting it", "bucket", b, "key", key, "revision", st.revision)
+		s.log.Debug("output is newer on the bus, not deleting it", "bucket", b, "key", key, "revision", source)
 		st.ledger.unknown(b, key)
 		return nil
 	case err != nil:
@@ -309,7 +279,7 @@ func (s *Service) writeIRs(ctx context.Context, st *session) error {
 			}
 			return fp, data
 		}
-		if err := s.putEncoded(ctx, st, bus.IR, bus.GatewayKey(gw.Namespace, gw.Name), ir, encode); err != nil {
+		if err := s.putEncoded(ctx, st, st.revision, bus.IR, bus.GatewayKey(gw.Namespace, gw.Name), ir, encode); err != nil {
 			return err
 		}
 		delete(st.irPending, gw)

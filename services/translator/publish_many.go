@@ -20,11 +20,12 @@ type output struct {
 // expects, instead of waiting for each write: the statuses of a gateway of
 // thousands of routes are thousands of keys. A write the batch could not
 // make (its key changed meanwhile, or any error) is made again by put,
-// which reads the key and says why.
-func (s *Service) putMany(ctx context.Context, st *session, b bus.Bucket, outs []output) error {
+// which reads the key and says why. outs are the translation of the
+// resources as of revision source.
+func (s *Service) putMany(ctx context.Context, st *session, source uint64, b bus.Bucket, outs []output) error {
 	if len(outs) < 2 {
 		for _, o := range outs {
-			if err := s.put(ctx, st, b, o.key, o.msg); err != nil {
+			if err := s.putEncoded(ctx, st, source, b, o.key, o.msg, fingerprintAndBytes); err != nil {
 				return err
 			}
 		}
@@ -46,12 +47,12 @@ func (s *Service) putMany(ctx context.Context, st *session, b bus.Bucket, outs [
 		if st.ledger.unchanged(b, o.key, fp) {
 			continue
 		}
-		expect, ok := st.ledger.expected(b, o.key, st.revision)
+		expect, ok := st.ledger.expected(b, o.key, source)
 		if !ok || data == nil {
 			again = append(again, o)
 			continue
 		}
-		batch.Put(bctx, o.key, o.msg, bus.WithSourceRevision(st.revision), bus.WithRevision(expect),
+		batch.Put(bctx, o.key, o.msg, bus.WithSourceRevision(source), bus.WithRevision(expect),
 			bus.WithMarshalled(data), bus.WithHeader(headerDigest, fp.String()), bus.WithHeader(headerWriter, s.id),
 			bus.WithPublishedFrom(bctx))
 		inBatch = append(inBatch, sent{o, fp, int64(len(data)) > s.bus.Conn().MaxPayload()/2})
@@ -64,10 +65,10 @@ func (s *Service) putMany(ctx context.Context, st *session, b bus.Bucket, outs [
 			continue
 		}
 		s.metrics.observeOutput(ctx, b, "put")
-		st.ledger.wrote(b, x.key, x.fp, rev, st.revision, x.large)
+		st.ledger.wrote(b, x.key, x.fp, rev, source, x.large)
 	}
 	for _, o := range slices.Clip(again) {
-		if err := s.put(ctx, st, b, o.key, o.msg); err != nil {
+		if err := s.putEncoded(ctx, st, source, b, o.key, o.msg, fingerprintAndBytes); err != nil {
 			return err
 		}
 	}

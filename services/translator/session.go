@@ -71,6 +71,9 @@ type session struct {
 	// are the statuses last written for each gateway, with their keys.
 	sent     map[sentKey]sentValue
 	statuses map[types.NamespacedName]map[*busv1.Status]string
+	// statusJobs are the statuses translated and not all written yet
+	// (see writeStatusChunk).
+	statusJobs map[types.NamespacedName]*statusJob
 	// outputs are the entries of the output buckets (see watchOutputs).
 	outputs <-chan *bus.Entry
 	// gate holds translation while a provider syncs.
@@ -126,6 +129,7 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 		sent:       map[sentKey]sentValue{},
 		foreign:    map[sentKey]bool{},
 		statuses:   map[types.NamespacedName]map[*busv1.Status]string{},
+		statusJobs: map[types.NamespacedName]*statusJob{},
 		ledger:     led,
 		view:       view,
 		gateways:   map[types.NamespacedName]*pending{},
@@ -167,7 +171,8 @@ func (s *Service) awaitView(ctx context.Context) (shard.View, error) {
 // follow applies changes of the resources, the outputs and the membership
 // as they come, and translates what they affect: as soon as no change is
 // waiting in the watch (with no debounce), or once they have settled for
-// the debounce time; never while a provider syncs (see syncGate).
+// the debounce time; never while a provider syncs (see syncGate). It
+// writes the statuses translated a chunk at a time while no change waits.
 func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error {
 	var debounce, reopen <-chan time.Time
 	var reopenAt time.Time // when reopen fires
@@ -176,6 +181,10 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error
 	for {
 		if len(st.irPending) > 0 {
 			irs.Reset(time.Until(irDue(st)))
+		}
+		var statuses <-chan struct{}
+		if len(st.statusJobs) > 0 && len(w.Updates()) == 0 {
+			statuses = ready
 		}
 		select {
 		case <-ctx.Done():
@@ -208,6 +217,10 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error
 			if err := s.writeIRs(ctx, st); err != nil {
 				return err
 			}
+		case <-statuses:
+			if err := s.writeStatusChunk(ctx, st); err != nil {
+				return err
+			}
 		}
 		s.metrics.observePending(st)
 		if !st.synced || !st.dirty() || debounce != nil {
@@ -233,6 +246,13 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error
 		}
 	}
 }
+
+// ready is always ready to receive from.
+var ready = func() <-chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // apply updates the index with one entry of the resources bucket and, after
 // the initial sync, marks what it affects as dirty.
