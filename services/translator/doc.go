@@ -57,7 +57,8 @@
 // the IR, the largest output and one for people and tools,
 // once translations have paused for 250ms (at most 5s after the first IR
 // not written), with those of other gateways translated meanwhile, so
-// that a burst of edits writes each IR once. Each gateway's
+// that a burst of edits writes each IR once. The IRs are encoded in a
+// goroutine of their own, so that an edit does not wait for them. Each gateway's
 // translation is one OpenTelemetry span (tracer "gatewire/translator"), a
 // child of the trace of the latest change that affected it.
 //

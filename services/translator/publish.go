@@ -84,7 +84,7 @@ func (s *Service) writeGateway(ctx context.Context, st *session, out *Output, al
 	if len(st.irPending) == 0 {
 		st.irFirst = time.Now()
 	}
-	st.irPending[out.Gateway], st.irLast = out.IR, time.Now()
+	st.irPending[out.Gateway], st.irLast = pendingIR{out.IR, st.revision}, time.Now()
 	if err := s.put(ctx, st, bus.Infra, key, out.Proxy); err != nil {
 		return err
 	}
@@ -243,46 +243,4 @@ type sentKey struct {
 type sentValue struct {
 	msg proto.Message
 	fp  fingerprint
-}
-
-// The IR is for people and tools (gatewire status, tests), and the
-// largest output: the xds, status and infra outputs are written at once,
-// and the IRs once translations have paused for irDelay, or irMaxDelay
-// after the first IR not written, whichever comes first, so that a burst
-// of edits pays for one IR write, not one per edit.
-const (
-	irDelay    = 250 * time.Millisecond
-	irMaxDelay = 5 * time.Second
-)
-
-// irDue is when the IRs pending are written.
-func irDue(st *session) time.Time {
-	quiet, latest := st.irLast.Add(irDelay), st.irFirst.Add(irMaxDelay)
-	if quiet.Before(latest) {
-		return quiet
-	}
-	return latest
-}
-
-// writeIRs writes the IRs translated and not written yet.
-func (s *Service) writeIRs(ctx context.Context, st *session) error {
-	for gw, ir := range st.irPending {
-		enc := st.irEncoders[gw]
-		if enc == nil {
-			enc = &irEncoder{}
-			st.irEncoders[gw] = enc
-		}
-		encode := func(proto.Message) (fingerprint, []byte) {
-			fp, data, err := enc.encode(ir)
-			if err != nil {
-				return fingerprint{}, nil // unknown content: the write happens, encoded by the bus
-			}
-			return fp, data
-		}
-		if err := s.putEncoded(ctx, st, st.revision, bus.IR, bus.GatewayKey(gw.Namespace, gw.Name), ir, encode); err != nil {
-			return err
-		}
-		delete(st.irPending, gw)
-	}
-	return nil
 }

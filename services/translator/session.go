@@ -8,7 +8,6 @@ import (
 	"time"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
-	irv1 "github.com/gatewire/gatewire/proto/gatewire/ir/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatewire/gatewire/pkg/bus"
@@ -57,9 +56,11 @@ type session struct {
 	last  map[types.NamespacedName]*Output
 	built map[types.NamespacedName]bool
 	// irPending are the IRs translated and not written yet (see writeIRs),
-	// since irFirst; the last was translated at irLast.
-	irPending       map[types.NamespacedName]*irv1.Gateway
+	// since irFirst; the last was translated at irLast. irsEncoded gives
+	// those being encoded, when some are (see encodeIRs).
+	irPending       map[types.NamespacedName]pendingIR
 	irFirst, irLast time.Time
+	irsEncoded      <-chan []encodedIR
 	// irEncoders encode the IR of each gateway whose IR was written, from
 	// the bytes of its last write.
 	irEncoders map[types.NamespacedName]*irEncoder
@@ -124,7 +125,7 @@ func (s *Service) session(ctx context.Context) (synced bool, err error) {
 		idx:        idx,
 		tr:         newTranslator(idx, s.cfg.Controller()),
 		built:      map[types.NamespacedName]bool{},
-		irPending:  map[types.NamespacedName]*irv1.Gateway{},
+		irPending:  map[types.NamespacedName]pendingIR{},
 		irEncoders: map[types.NamespacedName]*irEncoder{},
 		sent:       map[sentKey]sentValue{},
 		foreign:    map[sentKey]bool{},
@@ -179,7 +180,7 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error
 	irs := time.NewTimer(time.Hour)
 	defer irs.Stop()
 	for {
-		if len(st.irPending) > 0 {
+		if len(st.irPending) > 0 && st.irsEncoded == nil {
 			irs.Reset(time.Until(irDue(st)))
 		}
 		var statuses <-chan struct{}
@@ -211,10 +212,11 @@ func (s *Service) follow(ctx context.Context, st *session, w *bus.Watcher) error
 		case <-reopen:
 			reopen = nil
 		case <-irs.C:
-			if len(st.irPending) == 0 {
-				break
+			if len(st.irPending) > 0 && st.irsEncoded == nil {
+				st.encodeIRs()
 			}
-			if err := s.writeIRs(ctx, st); err != nil {
+		case batch := <-st.irsEncoded:
+			if err := s.writeIRs(ctx, st, batch); err != nil {
 				return err
 			}
 		case <-statuses:
