@@ -51,7 +51,7 @@
 // Every output is written with the revision of the resources bucket it was
 // computed from (bus.WithSourceRevision), and only when it differs from
 // what is stored: the xDS first, then the proxy spec; the statuses while
-// no change waits, 256 at a time in batches, so that an edit does not wait
+// no change waits, 64 at a time in batches, so that an edit does not wait
 // behind the thousands of statuses of a load (a newer translation of the
 // gateway takes the place of one whose statuses are not all written); and
 // the IR, the largest output and one for people and tools,

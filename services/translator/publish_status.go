@@ -10,11 +10,15 @@ import (
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
 )
 
-// statusChunk is how many statuses writeStatusChunk looks at before the
-// follow loop looks at its input again: the statuses of a gateway of
-// thousands of routes take tens of milliseconds to write, and an edit
-// that comes in meanwhile should not wait for them all.
-const statusChunk = 256
+// statusChunk is how many statuses writeStatusChunk writes, and
+// statusLook how many it looks at, before the follow loop looks at its
+// input again: the statuses of a gateway of thousands of routes take tens
+// of milliseconds to write, and an edit that comes in meanwhile should not
+// wait for them all. A status written before is skipped by a map lookup.
+const (
+	statusChunk = 64
+	statusLook  = 64 * statusChunk
+)
 
 // statusJob is the writing of one translation's statuses, a chunk at a
 // time. Statuses before i are written. next are the statuses written or
@@ -61,10 +65,10 @@ func (st *session) queueStatuses(out *Output, all bool) {
 }
 
 // writeStatusChunk writes up to statusChunk statuses of one gateway whose
-// statuses wait, and once they are all written, deletes those the
-// gateway no longer gives. A status the session wrote last time or since
-// (the same value: a route unit that was reused) is skipped without a
-// look, unless all.
+// statuses wait (looking at statusLook at most), and once they are all
+// written, deletes those the gateway no longer gives. A status the session
+// wrote last time or since (the same value: a route unit that was reused)
+// is skipped without a look, unless all.
 func (s *Service) writeStatusChunk(ctx context.Context, st *session) error {
 	var gw types.NamespacedName
 	var job *statusJob
@@ -75,9 +79,13 @@ func (s *Service) writeStatusChunk(ctx context.Context, st *session) error {
 		return nil
 	}
 	prev := st.statuses[gw]
-	end := min(job.i+statusChunk, len(job.out.Statuses))
+	end := min(job.i+statusLook, len(job.out.Statuses))
 	var puts []output
-	for _, status := range job.out.Statuses[job.i:end] {
+	for n, status := range job.out.Statuses[job.i:end] {
+		if len(puts) == statusChunk {
+			end = job.i + n
+			break
+		}
 		k, ok := prev[status]
 		if !ok {
 			k, ok = job.done[status]
