@@ -17,6 +17,7 @@ import (
 //
 //	gatewire_translator_translation_duration_seconds{gateway,work}  histogram  time to compute a gateway's outputs (work: full, endpoints, rewrite), writes excluded
 //	gatewire_translator_changes_pending                             gauge      gateways and GatewayClasses waiting to be translated
+//	gatewire_translator_statuses_pending                            gauge      statuses of the latest translations not yet checked against the bus and written (see writeStatusChunk)
 //	gatewire_translator_outputs_written_total{bucket,op}            counter    outputs written (op: put, delete), by bucket
 //
 // The gateway label is <namespace>/<name>: as many values as the
@@ -26,6 +27,7 @@ type translatorMetrics struct {
 	duration metric.Float64Histogram
 	outputs  metric.Int64Counter
 	pending  atomic.Int64
+	statuses atomic.Int64
 }
 
 // durationBuckets are the boundaries of the translation histogram, in
@@ -48,6 +50,12 @@ func newMetrics(p metric.MeterProvider) *translatorMetrics {
 			o.Observe(m.pending.Load())
 			return nil
 		}))
+	_, _ = meter.Int64ObservableGauge("gatewire_translator_statuses_pending",
+		metric.WithDescription("statuses of the latest translations not yet checked against the bus and written"),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			o.Observe(m.statuses.Load())
+			return nil
+		}))
 	return m
 }
 
@@ -57,9 +65,15 @@ func (m *translatorMetrics) observeTranslation(ctx context.Context, gw types.Nam
 		attribute.String("gateway", gw.String()), attribute.String("work", work)))
 }
 
-// observePending records how many gateways and classes wait.
+// observePending records how many gateways and classes wait, and how many
+// statuses.
 func (m *translatorMetrics) observePending(st *session) {
 	m.pending.Store(int64(len(st.gateways) + len(st.classes)))
+	statuses := 0
+	for _, job := range st.statusJobs {
+		statuses += len(job.out.Statuses) - job.i
+	}
+	m.statuses.Store(int64(statuses))
 }
 
 // observeOutput counts one output written.

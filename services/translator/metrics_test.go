@@ -9,6 +9,8 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/gatewire/gatewire/pkg/bus"
 	"github.com/gatewire/gatewire/pkg/bus/bustest"
 	"github.com/gatewire/gatewire/pkg/manifest"
@@ -68,9 +70,48 @@ func TestMetricsAndPublishedTime(t *testing.T) {
 		"gatewire_translator_outputs_written_total ir put",
 		"gatewire_translator_outputs_written_total status put",
 		"gatewire_translator_changes_pending",
+		"gatewire_translator_statuses_pending",
 	} {
 		if !found[want] {
 			t.Errorf("no %s; recorded: %v", want, found)
+		}
+	}
+}
+
+// The statuses_pending gauge follows a gateway's statuses as they are
+// written a chunk at a time.
+func TestStatusesPendingGauge(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	s, err := New(DefaultConfig(), bustest.New(t), nil, WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gauge := func() int64 {
+		t.Helper()
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(context.Background(), &rm); err != nil {
+			t.Fatal(err)
+		}
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				if d, ok := m.Data.(metricdata.Gauge[int64]); ok && m.Name == "gatewire_translator_statuses_pending" && len(d.DataPoints) == 1 {
+					return d.DataPoints[0].Value
+				}
+			}
+		}
+		t.Fatal("no gatewire_translator_statuses_pending")
+		return 0
+	}
+	st := newStatusSession()
+	gw := types.NamespacedName{Namespace: "ns", Name: "eg"}
+	st.queueStatuses(&Output{Gateway: gw, Statuses: routeStatuses(statusChunk + 10)}, false)
+	for _, want := range []int64{statusChunk + 10, 10, 0} {
+		s.metrics.observePending(st)
+		if got := gauge(); got != want {
+			t.Fatalf("statuses pending: %d, want %d", got, want)
+		}
+		if err := s.writeStatusChunk(context.Background(), st); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -146,11 +146,8 @@ func TestStatusJobReplacedPartWay(t *testing.T) {
 	}
 	ctx := context.Background()
 	gw := types.NamespacedName{Namespace: "ns", Name: "eg"}
-	st := &session{ledger: newLedger(), revision: 1, sent: map[sentKey]sentValue{}, foreign: map[sentKey]bool{},
-		statuses: map[types.NamespacedName]map[*busv1.Status]string{}, statusJobs: map[types.NamespacedName]*statusJob{}}
-	route := func(i int, generation int64) *busv1.Status {
-		return &busv1.Status{Object: &busv1.ObjectRef{Kind: "HTTPRoute", Namespace: "ns", Name: fmt.Sprintf("r%d", i)}, ObservedGeneration: generation}
-	}
+	st := newStatusSession()
+	route := statusOfRoute
 	writeAll := func(out *Output) {
 		st.queueStatuses(out, false)
 		for len(st.statusJobs) > 0 {
@@ -160,10 +157,7 @@ func TestStatusJobReplacedPartWay(t *testing.T) {
 		}
 	}
 
-	first := make([]*busv1.Status, 10)
-	for i := range first {
-		first[i] = route(i, 1)
-	}
+	first := routeStatuses(10)
 	writeAll(&Output{Gateway: gw, Statuses: first})
 
 	// Route 0 changes and many routes come: one chunk is written.
@@ -211,4 +205,24 @@ func TestStatusJobReplacedPartWay(t *testing.T) {
 	if g := e.Value.(*busv1.Status).GetObservedGeneration(); g != 2 {
 		t.Errorf("route 0's status has observed generation %d; want 2, the edit's", g)
 	}
+}
+
+// newStatusSession is a session with what writing statuses needs.
+func newStatusSession() *session {
+	return &session{ledger: newLedger(), revision: 1, sent: map[sentKey]sentValue{}, foreign: map[sentKey]bool{},
+		statuses: map[types.NamespacedName]map[*busv1.Status]string{}, statusJobs: map[types.NamespacedName]*statusJob{}}
+}
+
+// statusOfRoute is the status of HTTPRoute ns/r<i> at generation.
+func statusOfRoute(i int, generation int64) *busv1.Status {
+	return &busv1.Status{Object: &busv1.ObjectRef{Kind: "HTTPRoute", Namespace: "ns", Name: fmt.Sprintf("r%d", i)}, ObservedGeneration: generation}
+}
+
+// routeStatuses are the statuses of routes r0 to r<n-1> at generation 1.
+func routeStatuses(n int) []*busv1.Status {
+	out := make([]*busv1.Status, n)
+	for i := range out {
+		out[i] = statusOfRoute(i, 1)
+	}
+	return out
 }
