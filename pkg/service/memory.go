@@ -110,25 +110,30 @@ func (m Memory) run(ctx context.Context, ready func() bool, log *slog.Logger) er
 	minFree, _ := ParseBytes(m.TrimFree)
 	var q quiet
 	due, dueSince := "initial load", time.Now() // the trim waiting for quiet; "" for none
-	checked := dueSince                         // when the free heap was last looked at
-	t := time.NewTicker(quietSample)
-	defer t.Stop()
+	// The allocations are sampled only while a trim is due: an idle
+	// service wakes once per interval, not ten times a second.
+	timer := time.NewTimer(quietSample)
+	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case now := <-t.C:
-			q.sample(allocated())
-			if due == "" && now.Sub(checked) >= m.Trim {
-				checked = now
-				if heapFree() >= uint64(minFree) {
-					due, dueSince = "interval", now
+		case now := <-timer.C:
+			if due == "" {
+				if heapFree() < uint64(minFree) {
+					timer.Reset(m.Trim)
+					continue
 				}
+				due, dueSince, q = "interval", now, quiet{}
 			}
-			if due != "" && (q.still() || now.Sub(dueSince) >= trimMaxWait) {
+			q.sample(readUint64("/gc/heap/allocs:bytes"))
+			if q.still() || now.Sub(dueSince) >= trimMaxWait {
 				trim(log, due)
-				due, checked = "", time.Now()
+				due = ""
+				timer.Reset(m.Trim)
+				continue
 			}
+			timer.Reset(quietSample)
 		}
 	}
 }
@@ -156,17 +161,6 @@ func (q *quiet) still() bool {
 	return newest-oldest < quietAlloc
 }
 
-// allocated is the heap allocated since the process started, freed or
-// not.
-func allocated() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
-}
-
 // trim collects and returns every free page to the system.
 func trim(log *slog.Logger, why string) {
 	before := heapFree()
@@ -175,8 +169,12 @@ func trim(log *slog.Logger, why string) {
 }
 
 // heapFree is the heap memory that is free and not yet returned to the system.
-func heapFree() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+func heapFree() uint64 { return readUint64("/memory/classes/heap/free:bytes") }
+
+// readUint64 reads one of the runtime's uint64 metrics (runtime/metrics):
+// 0 if the runtime has no such metric.
+func readUint64(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0
