@@ -5,7 +5,9 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -93,6 +95,44 @@ func TestMemoryTrimWaitsForQuiet(t *testing.T) {
 	<-stopped
 	sink = nil
 	testkit.Eventually(t, 5*time.Second, "a trim once the allocations stop", func() bool { return logs.Has("memory trimmed", "initial load") })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMemorySettlingTrims checks that the intervals after a trim trim
+// again when little is free, and so free what a cache let go of after the
+// work: a sync.Pool of 32 MiB of buffers, as the embedded NATS server's
+// file store fills, filled after the initial trim.
+func TestMemorySettlingTrims(t *testing.T) {
+	var logs testkit.LogBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	ctx, cancel := context.WithCancel(context.Background())
+	m := Memory{Trim: 200 * time.Millisecond, TrimFree: "1GiB"} // never enough free
+	done := make(chan error, 1)
+	go func() { done <- m.Runner(func() bool { return true }, log).Run(ctx) }()
+	testkit.Eventually(t, 10*time.Second, "the initial trim", func() bool { return logs.Has("memory trimmed", "initial load") })
+
+	var pool sync.Pool
+	gcPercent := debug.SetGCPercent(-1) // no collection while the pool fills
+	for range 32 {
+		b := make([]byte, 1<<20)
+		pool.Put(&b)
+	}
+	debug.SetGCPercent(gcPercent)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	full := ms.HeapAlloc
+	testkit.EventuallyValue(t, 10*time.Second, "24 MiB less heap once two settling trims ran", func() (uint64, bool) {
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc, strings.Count(logs.String(), "after=settling") == settleTrims && ms.HeapAlloc+24<<20 < full
+	})
+	time.Sleep(time.Second) // five intervals
+	if n := strings.Count(logs.String(), "memory trimmed"); n != 1+settleTrims {
+		t.Errorf("%d trims, want the initial one and %d settling ones:\n%s", n, settleTrims, logs.String())
+	}
+	runtime.KeepAlive(&pool)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
