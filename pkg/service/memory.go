@@ -30,7 +30,7 @@ import (
 // in its victim cache). So the settleTrims intervals after a trim trim
 // again, whatever is free. Standalone on 1,000 routes came down from 145
 // to 134 MiB four minutes after its load without them (the runtime's
-// periodic collections), 20 s after it with them.
+// periodic collections), 20 to 25 s after it with them.
 //
 // A trim waits until the process is quiet: less than quietAlloc allocated
 // over the last quietWindow (an idle service allocates 5 to 25 KiB a
