@@ -147,7 +147,6 @@ func TestStatusJobReplacedPartWay(t *testing.T) {
 	ctx := context.Background()
 	gw := types.NamespacedName{Namespace: "ns", Name: "eg"}
 	st := newStatusSession()
-	route := statusOfRoute
 	writeAll := func(out *Output) {
 		st.queueStatuses(out, false)
 		for len(st.statusJobs) > 0 {
@@ -161,10 +160,10 @@ func TestStatusJobReplacedPartWay(t *testing.T) {
 	writeAll(&Output{Gateway: gw, Statuses: first})
 
 	// Route 0 changes and many routes come: one chunk is written.
-	edited := append([]*busv1.Status{route(0, 2)}, first[1:]...)
+	edited := append([]*busv1.Status{statusOfRoute(0, 2)}, first[1:]...)
 	more := slices.Clone(edited)
 	for i := range statusChunk + 10 {
-		more = append(more, route(100+i, 1))
+		more = append(more, statusOfRoute(100+i, 1))
 	}
 	st.queueStatuses(&Output{Gateway: gw, Statuses: more}, false)
 	if err := s.writeStatusChunk(ctx, st); err != nil {
