@@ -3,7 +3,6 @@ package xdsbucket
 import (
 	"cmp"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -109,7 +108,7 @@ func (s *Set) anys(keep func(Kind) bool) ([]*anypb.Any, []string) {
 // assembleRoutes builds every route configuration from its shell and its
 // virtual hosts, reusing those that did not change: the route
 // configurations sorted by name with their versions (joined, or in parts
-// when the set assembles in parts), and the joined values and versions by
+// of pages when the set assembles in parts: see [page]), and the joined values and versions by
 // name.
 func (s *Set) assembleRoutes() (*busv1.TypedResources, map[string][]byte, map[string]string, error) {
 	for rc, hosts := range s.hosts {
@@ -127,12 +126,15 @@ func (s *Set) assembleRoutes() (*busv1.TypedResources, map[string][]byte, map[st
 	routes := make(map[string][]byte, len(names))
 	versions := make(map[string]string, len(names))
 	parts := make(map[string][][]byte, len(names))
+	pages := make(map[string][]page, len(names))
 	for _, name := range names {
 		value, version, inParts := s.routes[name], s.routeVersions[name], s.routeParts[name]
+		pages[name] = s.pages[name]
 		if (value == nil && inParts == nil) || s.dirtyRoutes[name] {
 			vhosts := s.hosts[name]
 			if s.inParts {
-				value, inParts = nil, routeParts(s.shells[name].GetValue(), vhosts)
+				value = nil
+				inParts, pages[name] = pagedRoute(s.shells[name].GetValue(), vhosts, s.pages[name], s.pageSpan)
 			} else {
 				value = joinRoute(s.shells[name].GetValue(), vhosts)
 			}
@@ -146,7 +148,7 @@ func (s *Set) assembleRoutes() (*busv1.TypedResources, map[string][]byte, map[st
 			t.ResourceParts = append(t.ResourceParts, &busv1.ResourceParts{Parts: inParts})
 		}
 	}
-	s.routeParts = parts
+	s.routeParts, s.pages = parts, pages
 	return t, routes, versions, nil
 }
 
@@ -186,24 +188,6 @@ func joinRoute(shell []byte, vhosts []*busv1.XdsResource) []byte {
 		out = protowire.AppendBytes(out, vh.GetValue())
 	}
 	return append(out, shell[at:]...)
-}
-
-// routeParts is [joinRoute] in parts, whose concatenation is the route
-// configuration: the shell up to its name, each virtual host's tag and
-// length and its value (the resource's own bytes, not copied), and the
-// rest of the shell.
-func routeParts(shell []byte, vhosts []*busv1.XdsResource) [][]byte {
-	at := nameEnd(shell)
-	heads := make([]byte, 0, len(vhosts)*(protowire.SizeTag(virtualHostsField)+binary.MaxVarintLen32))
-	out := make([][]byte, 0, 2*len(vhosts)+2)
-	out = append(out, shell[:at:at])
-	for _, vh := range vhosts {
-		start := len(heads)
-		heads = protowire.AppendTag(heads, virtualHostsField, protowire.BytesType)
-		heads = protowire.AppendVarint(heads, uint64(len(vh.GetValue())))
-		out = append(out, heads[start:len(heads):len(heads)], vh.GetValue())
-	}
-	return append(out, shell[at:])
 }
 
 // nameEnd is where field 1 of a marshalled message ends when the message

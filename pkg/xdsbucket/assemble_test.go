@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -44,14 +45,16 @@ func routes(t *testing.T, snap *busv1.XdsSnapshot) (map[string][]byte, map[strin
 
 // TestAssembleIncrementalEqualsFresh edits, adds and removes virtual hosts
 // (whose orders change, and are shared by several) and route
-// configurations of one Set, and of one that assembles in parts, at random, and checks after each change that their Assemble gives the
+// configurations of one Set, and of one that assembles in parts (in pages
+// of 3 hosts on average, some hosts big enough to be parts of their own),
+// at random, and checks after each change that their Assemble gives the
 // route configurations, and versions, of a new Set holding the same
 // resources; that a route configuration's
 // version changes exactly when its bytes do; and that each is what
 // JoinRoute makes of its shell and its virtual hosts.
 func TestAssembleIncrementalEqualsFresh(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	set, inParts := xdsbucket.NewSet(), xdsbucket.NewSetInParts()
+	set, inParts := xdsbucket.NewSet(), xdsbucket.NewSetInPages(3)
 	live := map[string]*busv1.XdsResource{}
 	put := func(r *busv1.XdsResource) {
 		suffix, _, err := set.Put(r)
@@ -68,9 +71,9 @@ func TestAssembleIncrementalEqualsFresh(t *testing.T) {
 		put(&busv1.XdsResource{TypeUrl: xdsbucket.RouteType, Name: rc, Value: message(rc, nil, 1)})
 	}
 	prevValues, prevVersions := map[string][]byte{}, map[string]string{}
-	for step := range 300 {
+	for step := range 600 {
 		rc := rcs[rng.IntN(len(rcs))]
-		host := fmt.Sprintf("h%d.example.com", rng.IntN(8))
+		host := fmt.Sprintf("h%d.example.com", rng.IntN(40))
 		shell := false
 		for _, r := range live {
 			shell = shell || (r.GetTypeUrl() == xdsbucket.RouteType && r.GetName() == rc)
@@ -78,7 +81,7 @@ func TestAssembleIncrementalEqualsFresh(t *testing.T) {
 		switch op := rng.IntN(10); {
 		case op < 6 && shell:
 			put(&busv1.XdsResource{TypeUrl: xdsbucket.VirtualHostType, Name: host, RouteConfiguration: rc,
-				Order: fmt.Sprint(rng.IntN(4)), Value: vhost(fmt.Sprintf("%s-%d", host, rng.IntN(3)))})
+				Order: fmt.Sprint(rng.IntN(4)), Value: vhost(fmt.Sprintf("%s-%d%s", host, rng.IntN(3), strings.Repeat("x", bigHost(rng))))})
 		case op < 8 && shell:
 			for s, r := range live {
 				if r.GetName() == host && r.GetRouteConfiguration() == rc {
@@ -144,5 +147,76 @@ func TestAssembleIncrementalEqualsFresh(t *testing.T) {
 			}
 		}
 		prevValues, prevVersions = values, versions
+	}
+}
+
+// bigHost is the padding of a virtual host: 20 KiB, more than a page
+// copies, once in 20.
+func bigHost(rng *rand.Rand) int {
+	if rng.IntN(20) == 0 {
+		return 20 << 10
+	}
+	return 0
+}
+
+// TestAssembleInPagesEditCopiesOnePage checks that a route configuration
+// of 3,000 virtual hosts assembled in parts is a hundred parts or so, not
+// two per host, and that an edit of one host makes one new part (its
+// page), the others being the previous assembly's bytes.
+func TestAssembleInPagesEditCopiesOnePage(t *testing.T) {
+	set := xdsbucket.NewSetInParts()
+	put := func(r *busv1.XdsResource) {
+		if _, _, err := set.Put(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(&busv1.XdsResource{TypeUrl: xdsbucket.RouteType, Name: "http-80", Value: message("http-80", nil, 1)})
+	host := func(i, rev int) *busv1.XdsResource {
+		name := fmt.Sprintf("h%05d.example.com", i)
+		return &busv1.XdsResource{TypeUrl: xdsbucket.VirtualHostType, Name: name, RouteConfiguration: "http-80",
+			Order: name, Value: vhost(fmt.Sprintf("%s-%d-%0400d", name, rev, 0))}
+	}
+	var hosts []*busv1.XdsResource
+	for i := range 3000 {
+		hosts = append(hosts, host(i, 0))
+		put(hosts[i])
+	}
+	parts := func(version uint64) [][]byte {
+		snap, err := set.Assemble(set.Commit("default/gw", version))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, typed := range snap.GetResources() {
+			if typed.GetTypeUrl() == xdsbucket.RouteType {
+				return typed.GetResourceParts()[0].GetParts()
+			}
+		}
+		t.Fatal("no route configuration")
+		return nil
+	}
+	before := parts(1)
+	if len(before) < 20 || len(before) > 300 {
+		t.Fatalf("3,000 virtual hosts in %d parts, want about 100 (pages of about 32)", len(before))
+	}
+	hosts[1500] = host(1500, 1)
+	put(hosts[1500])
+	after := parts(2)
+	if joined := bytes.Join(after, nil); !bytes.Equal(joined, xdsbucket.JoinRoute(message("http-80", nil, 1), hosts)) {
+		t.Fatal("the parts after the edit are not the route configuration of the shell and the hosts")
+	}
+	old := map[*byte]bool{}
+	for _, p := range before {
+		if len(p) > 0 {
+			old[&p[0]] = true
+		}
+	}
+	var fresh []int
+	for _, p := range after {
+		if len(p) > 0 && !old[&p[0]] {
+			fresh = append(fresh, len(p))
+		}
+	}
+	if len(fresh) != 1 || fresh[0] > 64<<10 {
+		t.Fatalf("an edit of one host made new parts of %v bytes, want one page", fresh)
 	}
 }

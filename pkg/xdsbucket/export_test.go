@@ -7,3 +7,11 @@ func NewSetInParts() *Set {
 	s.inParts = true
 	return s
 }
+
+// NewSetInPages is NewSetInParts with pages of span virtual hosts on
+// average, so that tests of a few hosts see several pages.
+func NewSetInPages(span uint32) *Set {
+	s := NewSetInParts()
+	s.pageSpan = span
+	return s
+}

@@ -106,6 +106,10 @@ type Set struct {
 	// (TypedResources.resource_parts), kept in routeParts.
 	inParts    bool
 	routeParts map[string][][]byte
+	// pages are the pages of the route configurations in parts, by name,
+	// and pageSpan the average number of virtual hosts of a page.
+	pages    map[string][]page
+	pageSpan uint32
 }
 
 // NewSet returns an empty Set.
@@ -113,7 +117,8 @@ func NewSet() *Set {
 	return &Set{entries: map[string]entry{}, tallies: map[string]*Tally{},
 		dirty: map[string]bool{}, dirtyRoutes: map[string]bool{},
 		shells: map[string]*busv1.XdsResource{}, hosts: map[string][]*busv1.XdsResource{},
-		routes: map[string][]byte{}, routeVersions: map[string]string{}, routeParts: map[string][][]byte{}}
+		routes: map[string][]byte{}, routeVersions: map[string]string{}, routeParts: map[string][][]byte{},
+		pages: map[string][]page{}, pageSpan: defaultPageSpan}
 }
 
 // Len is the number of resources of the set.
