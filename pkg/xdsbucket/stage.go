@@ -27,10 +27,10 @@ type Stage struct {
 type StageOption func(*Stage)
 
 // InParts makes the stage's snapshots give each route configuration as its
-// parts (TypedResources.resource_parts: the shell's bytes around its
-// virtual hosts' tags and values), which share the bytes read from the
-// bucket, rather than joined into one new value: for a reader that only
-// sends them on, such as the xds service.
+// parts (TypedResources.resource_parts: the shell's bytes around pages of
+// its virtual hosts' fields, see [page]), each page reused while its hosts
+// do not change, rather than joined into one new value: for a reader that
+// only sends them on, such as the xds service.
 func InParts() StageOption { return func(s *Stage) { s.inParts = true } }
 
 type staged struct {
