@@ -108,8 +108,8 @@ func (s *Set) anys(keep func(Kind) bool) ([]*anypb.Any, []string) {
 // assembleRoutes builds every route configuration from its shell and its
 // virtual hosts, reusing those that did not change: the route
 // configurations sorted by name with their versions (joined, or in parts
-// of pages when the set assembles in parts: see [page]), and the joined values and versions by
-// name.
+// of pages when the set assembles in parts: see [page]), and the joined
+// values and versions by name.
 func (s *Set) assembleRoutes() (*busv1.TypedResources, map[string][]byte, map[string]string, error) {
 	for rc, hosts := range s.hosts {
 		if s.shells[rc] == nil {
