@@ -164,21 +164,10 @@ func bigHost(rng *rand.Rand) int {
 // two per host, and that an edit of one host makes one new part (its
 // page), the others being the previous assembly's bytes.
 func TestAssembleInPagesEditCopiesOnePage(t *testing.T) {
-	set := xdsbucket.NewSetInParts()
-	put := func(r *busv1.XdsResource) {
-		if _, _, err := set.Put(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	put(&busv1.XdsResource{TypeUrl: xdsbucket.RouteType, Name: "http-80", Value: message("http-80", nil, 1)})
-	host := func(i, rev int) *busv1.XdsResource {
-		name := fmt.Sprintf("h%05d.example.com", i)
-		return &busv1.XdsResource{TypeUrl: xdsbucket.VirtualHostType, Name: name, RouteConfiguration: "http-80",
-			Order: name, Value: vhost(fmt.Sprintf("%s-%d-%0400d", name, rev, 0))}
-	}
+	set, put := setInParts(t)
 	var hosts []*busv1.XdsResource
 	for i := range 3000 {
-		hosts = append(hosts, host(i, 0))
+		hosts = append(hosts, numberedHost(i, 0))
 		put(hosts[i])
 	}
 	parts := func(version uint64) [][]byte {
@@ -198,7 +187,7 @@ func TestAssembleInPagesEditCopiesOnePage(t *testing.T) {
 	if len(before) < 20 || len(before) > 300 {
 		t.Fatalf("3,000 virtual hosts in %d parts, want about 100 (pages of about 32)", len(before))
 	}
-	hosts[1500] = host(1500, 1)
+	hosts[1500] = numberedHost(1500, 1)
 	put(hosts[1500])
 	after := parts(2)
 	if joined := bytes.Join(after, nil); !bytes.Equal(joined, xdsbucket.JoinRoute(message("http-80", nil, 1), hosts)) {
