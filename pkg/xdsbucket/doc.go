@@ -39,6 +39,7 @@
 // one translated in memory. Each assembled type lists its resources'
 // versions (resource_versions; a route configuration's is a hash of its
 // parts' versions), and a stage made with [InParts] gives route
-// configurations as their parts (resource_parts), which share the bytes
-// read, for a reader that sends them on without joining them.
+// configurations as their parts (resource_parts): pages of virtual hosts,
+// each copied once and reused while its hosts do not change, for a reader
+// that sends them on without joining them.
 package xdsbucket

@@ -149,8 +149,9 @@ func emptyTypeSnap(url, version string) *typeSnap {
 }
 
 // bigValue is the size from which a resource's value is not copied into
-// its type's body: the body refers to the bus's bytes (a route
-// configuration of thousands of virtual hosts is megabytes).
+// its type's body: the body refers to the value's bytes, or to its parts
+// (a route configuration of thousands of virtual hosts is megabytes, in
+// pages that the next version shares; see xdsbucket.InParts).
 const bigValue = 16 << 10
 
 // buildTypeSnap builds a type from the bus's Anys, sorted by name. An Any's
