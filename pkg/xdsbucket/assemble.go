@@ -125,16 +125,18 @@ func (s *Set) assembleRoutes() (*busv1.TypedResources, map[string][]byte, map[st
 	t := &busv1.TypedResources{TypeUrl: RouteType}
 	routes := make(map[string][]byte, len(names))
 	versions := make(map[string]string, len(names))
-	parts := make(map[string][][]byte, len(names))
-	pages := make(map[string][]page, len(names))
+	var parts map[string][][]byte
+	var pages map[string][]page
+	if s.inParts {
+		parts, pages = make(map[string][][]byte, len(names)), make(map[string][]page, len(names))
+	}
 	for _, name := range names {
-		value, version, inParts := s.routes[name], s.routeVersions[name], s.routeParts[name]
-		pages[name] = s.pages[name]
+		value, version, inParts, paged := s.routes[name], s.routeVersions[name], s.routeParts[name], s.pages[name]
 		if (value == nil && inParts == nil) || s.dirtyRoutes[name] {
 			vhosts := s.hosts[name]
 			if s.inParts {
 				value = nil
-				inParts, pages[name] = pagedRoute(s.shells[name].GetValue(), vhosts, s.pages[name], s.pageSpan)
+				inParts, paged = pagedRoute(s.shells[name].GetValue(), vhosts, paged, s.pageSpan)
 			} else {
 				value = joinRoute(s.shells[name].GetValue(), vhosts)
 			}
@@ -144,7 +146,7 @@ func (s *Set) assembleRoutes() (*busv1.TypedResources, map[string][]byte, map[st
 		t.Resources = append(t.Resources, &anypb.Any{TypeUrl: RouteType, Value: value})
 		t.ResourceVersions = append(t.ResourceVersions, version)
 		if s.inParts {
-			parts[name] = inParts
+			parts[name], pages[name] = inParts, paged
 			t.ResourceParts = append(t.ResourceParts, &busv1.ResourceParts{Parts: inParts})
 		}
 	}

@@ -150,8 +150,9 @@ func TestAssembleIncrementalEqualsFresh(t *testing.T) {
 	}
 }
 
-// bigHost is the padding of a virtual host: 20 KiB, more than a page
-// copies, once in 20.
+// bigHost is the padding of a virtual host: once in 20, 20 KiB, past the
+// size from which a host is a part of its own rather than copied into a
+// page.
 func bigHost(rng *rand.Rand) int {
 	if rng.IntN(20) == 0 {
 		return 20 << 10
