@@ -15,11 +15,6 @@ import (
 // 10 s), as an installation that has been up a while.
 const idleSettle = 25 * time.Second
 
-// idleEnv leaves /debug/pprof off, as it is by default, which the other
-// benchmarks turn on: then the runtime does not sample allocations
-// (service.SampleAllocations).
-const idleEnv = "GATEWIRE_ADMIN_PPROF=false"
-
 // BenchmarkIdle measures the resident memory of gatewire at rest on the
 // quickstart (examples/quickstart: one Gateway, one HTTPRoute, one Service),
 // with an ADS client as the gateway's Envoy and the default settings: each process of the services
@@ -37,9 +32,9 @@ func BenchmarkIdle(b *testing.B) {
 			for b.Loop() {
 				var in *installation
 				if mode == "services" {
-					in = startServicesWith(b, dir, []string{idleEnv})
+					in = startServicesWith(b, dir, nil)
 				} else {
-					in = startStandalone(b, dir, idleEnv)
+					in = startStandalone(b, dir)
 				}
 				time.Sleep(idleSettle)
 				var t strings.Builder

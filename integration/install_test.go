@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,19 +59,26 @@ func startServicesWith(t testing.TB, dir string, env []string, providerEnv ...st
 	tmp := t.TempDir()
 	natsAddr := freeAddr(t)
 	host, port, _ := strings.Cut(natsAddr, ":")
-	nats := start(t, "nats-server", nil, "-a", host, "-p", port, "-js", "-sd", filepath.Join(tmp, "nats"))
+	natsArgs := []string{"-a", host, "-p", port, "-js", "-sd", filepath.Join(tmp, "nats")}
+	admins := map[string]string{}
+	if profiling() {
+		admins["nats-server"] = freeAddr(t)
+		_, profPort, _ := strings.Cut(admins["nats-server"], ":")
+		natsArgs = append(natsArgs, "--profile", profPort)
+	}
+	nats := start(t, "nats-server", nil, natsArgs...)
 	waitListening(t, nats, natsAddr, 20*time.Second)
 	if len(providerEnv) == 0 {
 		providerEnv = []string{"GATEWIRE_PROVIDER_DIR=" + dir}
 	}
 	xdsAddr := freeAddr(t)
-	in := &installation{procs: []*proc{nats}, admins: map[string]string{}, env: map[string][]string{
+	in := &installation{procs: []*proc{nats}, admins: admins, env: map[string][]string{
 		"provider":   providerEnv,
 		"translator": nil,
 		"xds":        {"GATEWIRE_XDS_ADDRESS=" + xdsAddr, "GATEWIRE_XDS_INSECURE=true"},
 		"infra":      {"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + filepath.Join(tmp, "bootstrap"), "GATEWIRE_INFRA_XDS_ADDRESS=" + xdsAddr, "GATEWIRE_XDS_INSECURE=true"},
 	}}
-	common := append([]string{"GATEWIRE_NATS_URL=nats://" + natsAddr, "GATEWIRE_SYSTEM=perf", "GATEWIRE_LOG_LEVEL=warn", "GATEWIRE_ADMIN_PPROF=true"}, env...)
+	common := append([]string{"GATEWIRE_NATS_URL=nats://" + natsAddr, "GATEWIRE_SYSTEM=perf", "GATEWIRE_LOG_LEVEL=warn", pprofEnv()}, env...)
 	for name := range in.env {
 		in.admins[name] = freeAddr(t)
 		in.env[name] = append(append([]string{"GATEWIRE_ADMIN_ADDRESS=" + in.admins[name]}, common...), in.env[name]...)
@@ -85,6 +93,16 @@ func startServicesWith(t testing.TB, dir string, env []string, providerEnv ...st
 	}
 	return in
 }
+
+// profiling reports whether the benchmarks save profiles (BENCH_PROFILE):
+// then the processes serve /debug/pprof, nats-server's included.
+func profiling() bool { return os.Getenv("BENCH_PROFILE") != "" }
+
+// pprofEnv turns /debug/pprof on when the benchmarks save profiles and
+// leaves it off, as it is by default, otherwise: serving it makes the
+// runtime sample allocations (service.SampleAllocations), about 1 MiB
+// resident in each process, which the memory figures would count.
+func pprofEnv() string { return fmt.Sprintf("GATEWIRE_ADMIN_PPROF=%t", profiling()) }
 
 // startStandalone connects the recorder, then starts gatewire standalone
 // on dir. xDS is served in plaintext (GATEWIRE_XDS_INSECURE=true): a
@@ -106,7 +124,7 @@ func startStandalone(t testing.TB, dir string, env ...string) *installation {
 		"GATEWIRE_STANDALONE_AUTH_DIR=" + filepath.Join(tmp, "auth"),
 		"GATEWIRE_INFRA_BOOTSTRAP_DIR=" + filepath.Join(tmp, "bootstrap"),
 		"GATEWIRE_ADMIN_ADDRESS=" + admin,
-		"GATEWIRE_ADMIN_PPROF=true",
+		pprofEnv(),
 		"GATEWIRE_LOG_LEVEL=warn",
 	}, env...), "standalone", "-dir", dir))
 	waitReady(t, in.procs[0], admin, 2*time.Minute)

@@ -70,10 +70,12 @@ func benchSizes(b *testing.B) []int {
 // BENCH_STAGES=1 also prints how long each stage of an edit's propagation
 // took, from the spans the processes export (see stages).
 //
-// BENCH_PROFILE=<folder> saves, per process, a CPU profile of the first
-// BENCH_PROFILE_SECONDS (default 10) of the cold start from the processes'
-// readiness (or of the edits, with BENCH_PROFILE_PHASE=edits) and a heap
-// profile at the end.
+// BENCH_PROFILE=<folder> saves, per process (nats-server's included), a
+// CPU profile of the first BENCH_PROFILE_SECONDS (default 10) of the cold
+// start from the processes' readiness (or of the edits, with
+// BENCH_PROFILE_PHASE=edits) and a heap profile at the end. Only then do
+// the processes serve /debug/pprof: otherwise they run with the default
+// settings, which the memory figures are of.
 func BenchmarkPropagation(b *testing.B) {
 	for _, n := range benchSizes(b) {
 		dir := b.TempDir()
