@@ -62,10 +62,10 @@ FUZZTIME ?= 30s
 # Each fuzz target and its package; go test -fuzz takes one package at a time.
 FUZZ_TARGETS := FuzzDecodeValue:./pkg/bus FuzzApply:./services/translator/resources \
 	FuzzDecode:./pkg/manifest FuzzDiscoveryRequest:./services/xds FuzzTranslate:./services/translator \
-	FuzzObjectJSON:./services/provider/file FuzzFastYAML:./cmd/gatewire
+	FuzzObjectJSON:./services/provider/file FuzzFastYAML:./cmd/gatewire FuzzParseFast:./pkg/manifest
 
 .PHONY: fuzz
-fuzz: ## Run each fuzz target (bus codec, Resource objects, manifests, xDS requests, translation, published object JSON, printed YAML) for $(FUZZTIME); crashers land in the package's testdata/fuzz.
+fuzz: ## Run each fuzz target (bus codec, Resource objects, manifests, the fast YAML reader, xDS requests, translation, published object JSON, printed YAML) for $(FUZZTIME); crashers land in the package's testdata/fuzz.
 	for t in $(FUZZ_TARGETS); do \
 		go test -run '^$$' -fuzz "^$${t%%:*}\$$" -fuzztime $(FUZZTIME) "$${t#*:}" || exit 1; \
 	done

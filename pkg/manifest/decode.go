@@ -120,6 +120,14 @@ func Decode(path string, data []byte) ([]Object, []Problem) {
 
 // DecodeWith is Decode with options.
 func DecodeWith(path string, data []byte, o Options) ([]Object, []Problem) {
+	if objects, ok := decodeFast(path, data, o); ok {
+		return objects, nil
+	}
+	return decodeNodes(path, data, o)
+}
+
+// decodeNodes is DecodeWith over go-yaml's nodes, for every manifest.
+func decodeNodes(path string, data []byte, o Options) ([]Object, []Problem) {
 	var docs []*yaml.Node
 	var syntax []Problem
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -150,6 +158,39 @@ func DecodeWith(path string, data []byte, o Options) ([]Object, []Problem) {
 		objects, problems = append(objects, d.objects...), append(problems, d.problems...)
 	}
 	return objects, append(problems, syntax...)
+}
+
+// decodeFast decodes a manifest parseFast reads, and reports false when it
+// does not read it or one of its objects has a problem: then go-yaml's
+// nodes place the problems at their lines. A List is left to go-yaml too.
+func decodeFast(path string, data []byte, o Options) ([]Object, bool) {
+	docs, ok := parseFast(data)
+	if !ok {
+		return nil, false
+	}
+	for _, doc := range docs {
+		if doc.value["apiVersion"] == "v1" && doc.value["kind"] == "List" {
+			return nil, false
+		}
+	}
+	decoded := make([]decoder, len(docs))
+	Parallel(len(docs), func(i int) {
+		decoded[i].path, decoded[i].keepRefused = path, o.KeepRefused
+		raw, err := EncodeJSON(docs[i].value)
+		if err != nil {
+			decoded[i].problem(docs[i].line, "%v", err)
+			return
+		}
+		decoded[i].checked(nil, docs[i].line, raw, docs[i].value)
+	})
+	var objects []Object
+	for _, d := range decoded {
+		if len(d.problems) > 0 {
+			return nil, false
+		}
+		objects = append(objects, d.objects...)
+	}
+	return objects, true
 }
 
 // Parallel calls fn(0) to fn(n-1) on up to GOMAXPROCS goroutines and returns
@@ -223,6 +264,14 @@ func (d *decoder) object(n *yaml.Node) {
 			return
 		}
 	}
+	d.checked(n, n.Line, raw, obj)
+}
+
+// checked checks the object obj, raw in JSON, whose document starts on
+// line, and keeps it when it passes. n is its node, which places problems
+// at their lines; nil for a document of decodeFast, whose problems are
+// placed again by go-yaml's nodes.
+func (d *decoder) checked(n *yaml.Node, line int, raw []byte, obj map[string]any) {
 	kind, ok := d.header(n, obj)
 	if !ok {
 		return
@@ -235,12 +284,12 @@ func (d *decoder) object(n *yaml.Node) {
 	normalize(obj, kind)
 	out, err := EncodeJSON(obj)
 	if err != nil {
-		d.problem(n.Line, "%s %q: %v", kind.Kind, name, err)
+		d.problem(line, "%s %q: %v", kind.Kind, name, err)
 		return
 	}
 	d.objects = append(d.objects, Object{
 		Kind: kind, Namespace: nestedString(obj, "metadata", "namespace"), Name: name,
-		Path: d.path, Line: n.Line, JSON: out, Generation: generation,
+		Path: d.path, Line: line, JSON: out, Generation: generation,
 	})
 }
 
@@ -270,10 +319,10 @@ func (d *decoder) header(n *yaml.Node, obj map[string]any) (Kind, bool) {
 	name := nestedString(obj, "metadata", "name")
 	switch {
 	case apiVersion == "":
-		d.problem(n.Line, "missing apiVersion (a string)")
+		d.problem(lineOf(n, ""), "missing apiVersion (a string)")
 		return Kind{}, false
 	case kindName == "":
-		d.problem(n.Line, "missing kind (a string)")
+		d.problem(lineOf(n, ""), "missing kind (a string)")
 		return Kind{}, false
 	}
 	kind, ok := kinds[kindName]
@@ -289,7 +338,7 @@ func (d *decoder) header(n *yaml.Node, obj map[string]any) (Kind, bool) {
 		return Kind{}, false
 	}
 	if name == "" {
-		d.problem(n.Line, "%s without metadata.name (a string)", kindName)
+		d.problem(lineOf(n, ""), "%s without metadata.name (a string)", kindName)
 		return Kind{}, false
 	}
 	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {

@@ -58,8 +58,11 @@ func (d *decoder) strict(n *yaml.Node, kind Kind, name string, raw []byte) bool 
 // lineOf returns the line of the field at path ("spec.listeners[0].port";
 // indexes may be missing, as in encoding/json's type errors) under the
 // mapping n: the line of the deepest part of the path found in n, n's own
-// line when none is.
+// line when none is; 0 when n is nil.
 func lineOf(n *yaml.Node, path string) int {
+	if n == nil {
+		return 0
+	}
 	line := n.Line
 	for path != "" && n != nil {
 		if n.Kind == yaml.AliasNode {
