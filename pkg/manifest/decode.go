@@ -287,8 +287,10 @@ func (d *decoder) checked(n *yaml.Node, line int, raw []byte, obj map[string]any
 		d.problem(line, "%s %q: %v", kind.Kind, name, err)
 		return
 	}
+	// The names are cloned: parseFast's strings share the manifest's text,
+	// which an Object must not keep alive.
 	d.objects = append(d.objects, Object{
-		Kind: kind, Namespace: nestedString(obj, "metadata", "namespace"), Name: name,
+		Kind: kind, Namespace: strings.Clone(nestedString(obj, "metadata", "namespace")), Name: strings.Clone(name),
 		Path: d.path, Line: line, JSON: out, Generation: generation,
 	})
 }
