@@ -15,6 +15,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
+	"github.com/gatewire/gatewire/pkg/testkit"
 )
 
 // fastTricky are manifests at the edges of parseFast's subset.
@@ -219,4 +220,28 @@ func FuzzParseFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkParseFast(t, "fuzz", data)
 	})
+}
+
+// BenchmarkDecode decodes one tenant route's manifest and its backends'
+// (the propagation benchmark's files) with the fast reader and with
+// go-yaml's nodes: reading, strict decoding, the API server's checks and
+// normalizing.
+func BenchmarkDecode(b *testing.B) {
+	data := []byte(gatewaytest.TenantRoute("bench", "eg", 7) + "---\n" + gatewaytest.TenantBackends("bench", 7))
+	for _, c := range []struct {
+		name   string
+		decode func(string, []byte, Options) ([]Object, []Problem)
+	}{{"fast", DecodeWith}, {"nodes", decodeNodes}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := testkit.CPUTime()
+			for b.Loop() {
+				if objects, problems := c.decode("bench.yaml", data, Options{}); len(objects) != 5 || len(problems) > 0 {
+					b.Fatalf("%d objects, problems %v", len(objects), problems)
+				}
+			}
+			b.ReportMetric(float64((testkit.CPUTime()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(testkit.LoadAverage(b), "load1")
+		})
+	}
 }
