@@ -37,8 +37,11 @@ const headroom = 8 << 10
 // buffers grow with the values it compresses: with zstd's defaults (an
 // 8 MiB window per concurrent encoder, allocated up front) the history
 // buffers alone held 32 MiB of a standalone process serving 1,000 routes.
+// Its level is zstd's fastest: on the IR of a gateway of 1,000 and 3,000
+// routes (592 KB and 1.8 MB), the default level took 26% and 60% more
+// time, held 4.0 MiB instead of 1.9, and gave 7% and 5% more bytes.
 var encoder = sync.OnceValue(func() *zstd.Encoder {
-	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault),
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
 		zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
 	return enc
 })
