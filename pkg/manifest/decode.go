@@ -128,24 +128,11 @@ func DecodeWith(path string, data []byte, o Options) ([]Object, []Problem) {
 
 // decodeNodes is DecodeWith over go-yaml's nodes, for every manifest.
 func decodeNodes(path string, data []byte, o Options) ([]Object, []Problem) {
-	var docs []*yaml.Node
+	docs, err := documents(data)
 	var syntax []Problem
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			line, msg := syntaxError(err)
-			syntax = append(syntax, Problem{Path: path, Line: line, Message: msg})
-			break
-		}
-		if len(doc.Content) == 0 || isNull(doc.Content[0]) {
-			continue
-		}
-		docs = append(docs, doc.Content[0])
+	if err != nil {
+		line, msg := syntaxError(err)
+		syntax = append(syntax, Problem{Path: path, Line: line, Message: msg})
 	}
 	decoded := make([]decoder, len(docs))
 	Parallel(len(docs), func(i int) {
@@ -158,6 +145,26 @@ func decodeNodes(path string, data []byte, o Options) ([]Object, []Problem) {
 		objects, problems = append(objects, d.objects...), append(problems, d.problems...)
 	}
 	return objects, append(problems, syntax...)
+}
+
+// documents returns the node of each document of data that is not empty
+// or null, up to the first syntax error, and that error.
+func documents(data []byte) ([]*yaml.Node, error) {
+	var docs []*yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return docs, err
+		}
+		if len(doc.Content) > 0 && !isNull(doc.Content[0]) {
+			docs = append(docs, doc.Content[0])
+		}
+	}
 }
 
 // decodeFast decodes a manifest parseFast reads, and reports false when it

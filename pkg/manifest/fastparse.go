@@ -309,18 +309,9 @@ func flowMapping(s string, i, depth int) (any, int, bool) {
 		if m[key], i, ok = flowValueAt(s, n+2, depth); !ok {
 			return nil, 0, false
 		}
-		if i = skipSpaces(s, i); i == len(s) {
-			return nil, 0, false
-		}
-		switch s[i] {
-		case '}':
-			return m, i + 1, true
-		case ',':
-			if i = skipSpaces(s, i+1); i < len(s) && s[i] == '}' {
-				return nil, 0, false // a trailing comma
-			}
-		default:
-			return nil, 0, false
+		var done bool
+		if i, done, ok = flowNext(s, i, '}'); !ok || done {
+			return m, i, ok
 		}
 	}
 }
@@ -336,20 +327,31 @@ func flowSequence(s string, i, depth int) (any, int, bool) {
 			return nil, 0, false
 		}
 		l = append(l, v)
-		if i = skipSpaces(s, n); i == len(s) {
-			return nil, 0, false
-		}
-		switch s[i] {
-		case ']':
-			return l, i + 1, true
-		case ',':
-			if i = skipSpaces(s, i+1); i < len(s) && s[i] == ']' {
-				return nil, 0, false
-			}
-		default:
-			return nil, 0, false
+		var done bool
+		if i, done, ok = flowNext(s, n, ']'); !ok || done {
+			return l, i, ok
 		}
 	}
+}
+
+// flowNext reads what follows an entry of a flow collection that end
+// closes: end, and it returns the index after it, or a comma, and it
+// returns the index of the next entry. ok is false for anything else, and
+// for a comma before end.
+func flowNext(s string, i int, end byte) (next int, done, ok bool) {
+	if i = skipSpaces(s, i); i == len(s) {
+		return 0, false, false
+	}
+	switch s[i] {
+	case end:
+		return i + 1, true, true
+	case ',':
+		if i = skipSpaces(s, i+1); i < len(s) && s[i] == end {
+			return 0, false, false // a trailing comma
+		}
+		return i, false, true
+	}
+	return 0, false, false
 }
 
 func skipSpaces(s string, i int) int {

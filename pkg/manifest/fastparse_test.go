@@ -2,17 +2,13 @@ package manifest
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/gatewire/gatewire/pkg/gatewaytest"
 	"github.com/gatewire/gatewire/pkg/testkit"
@@ -76,20 +72,9 @@ func checkParseFast(t *testing.T, name string, data []byte) bool {
 	if !ok {
 		return false
 	}
-	var nodes []*yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("%s: parseFast read it, go-yaml did not: %v\n%s", name, err, data)
-		}
-		if len(doc.Content) > 0 && !isNull(doc.Content[0]) {
-			nodes = append(nodes, doc.Content[0])
-		}
+	nodes, err := documents(data)
+	if err != nil {
+		t.Fatalf("%s: parseFast read it, go-yaml did not: %v\n%s", name, err, data)
 	}
 	if len(nodes) != len(docs) {
 		t.Fatalf("%s: parseFast read %d documents, go-yaml %d\n%s", name, len(docs), len(nodes), data)
