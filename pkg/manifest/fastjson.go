@@ -14,7 +14,7 @@ import (
 // anchors, aliases, explicit tags or merge keys, and plain scalars that are
 // unambiguous — decimal integers, true/false, null, strings that start
 // with a letter and are no YAML 1.1 boolean (yes, no, on, off, y, n),
-// paths (starting with /) and IPv4 addresses. It
+// paths (starting with /), IPv4 addresses and durations (10s, 1h30m). It
 // reports false for any other node, which nodeJSON then converts; the
 // result is then the same bytes as nodeJSON's (TestFastJSONMatches). It
 // also returns the value the bytes encode, equal to what unmarshal decodes
@@ -65,6 +65,10 @@ func fastValue(n *yaml.Node) (any, bool) {
 // version.
 var dottedQuad = regexp.MustCompile(`^[0-9]{1,3}(\.[0-9]{1,3}){3}$`)
 
+// duration is a Gateway API duration (10s, 1h30m, 500ms): no number, date or
+// time in either YAML version either.
+var duration = regexp.MustCompile(`^([0-9]{1,5}(h|m|s|ms)){1,4}$`)
+
 // yaml11Bools are the plain scalars YAML 1.1 reads as booleans and YAML
 // 1.2 as strings (lower-cased).
 var yaml11Bools = map[string]bool{"y": true, "yes": true, "n": true, "no": true, "on": true, "off": true}
@@ -96,7 +100,7 @@ func fastScalar(n *yaml.Node) (any, bool) {
 	case "!!str":
 		c := v[0] // a plain !!str scalar is not empty
 		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		return v, letter && !yaml11Bools[strings.ToLower(v)] || c == '/' || dottedQuad.MatchString(v)
+		return v, letter && !yaml11Bools[strings.ToLower(v)] || c == '/' || dottedQuad.MatchString(v) || duration.MatchString(v)
 	}
 	return nil, false
 }

@@ -46,6 +46,7 @@ x: "\t"
 y: /api/v1
 z: 10.0.0.1
 aa: [1.2.3, 10.0.0.1.5, /, 192.168.1.255]
+ab: [10s, 1h30m, 500ms, 1h2m3s4ms, 5d, 1h2m3s4ms5s, 123456s, 1_0s, 0x10s]
 `
 	fast, converted := 0, 0
 	check := func(where string, n *yaml.Node) {

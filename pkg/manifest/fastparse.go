@@ -400,7 +400,8 @@ func quoted(s string) (string, int, bool) {
 
 // plain reads a plain scalar as fastScalar reads go-yaml's node of it:
 // null, a boolean, a decimal integer, or a string that starts with a
-// letter (and is no YAML 1.1 boolean) or a slash, or is an IPv4 address.
+// letter (and is no YAML 1.1 boolean) or a slash, or is an IPv4 address
+// or a duration.
 // It reports false for every other scalar, and for text that would not be
 // one plain scalar to go-yaml.
 func plain(v string) (any, bool) {
@@ -424,7 +425,7 @@ func plain(v string) (any, bool) {
 		return v, true
 	case c == '/':
 		return v, !strings.Contains(v, " #")
-	case dottedQuad.MatchString(v):
+	case dottedQuad.MatchString(v), duration.MatchString(v):
 		return v, true
 	}
 	if len(v) <= 18 && (v == "0" || c >= '1' && c <= '9' || c == '-' && len(v) > 1 && v[1] >= '1' && v[1] <= '9') {

@@ -54,6 +54,8 @@ var fastTricky = []string{
 	"a: [/x:y]\n",
 	"a: b # c: d\n",
 	"x-y_z.w/v: 1\n",
+	"timeouts: {request: 10s, backendRequest: 1h30m}\nb: [500ms, 5d, 1_0s, 123456s]\n",
+	"timeouts: {request: 10s, backendRequest: 1h30m}\nb: 500ms\n",
 	"a b: c d\n",
 	"a: True\nb: NULL\nc: FALSE\nd: Null\n",
 	"null: 1\n",
