@@ -73,6 +73,43 @@ var duration = regexp.MustCompile(`^([0-9]{1,5}(h|m|s|ms)){1,4}$`)
 // 1.2 as strings (lower-cased).
 var yaml11Bools = map[string]bool{"y": true, "yes": true, "n": true, "no": true, "on": true, "off": true}
 
+// The plain scalars both fast paths take (fastScalar from go-yaml's
+// resolution, parseFast from the text), by what they are read as.
+
+func plainNull(v string) bool {
+	return v == "" || v == "~" || v == "null" || v == "Null" || v == "NULL"
+}
+
+func plainBool(v string) (value, ok bool) {
+	switch v {
+	case "true", "True", "TRUE":
+		return true, true
+	case "false", "False", "FALSE":
+		return false, true
+	}
+	return false, false
+}
+
+// decimalInt is v as a decimal integer without leading zeros or sign of
+// 18 digits at most, which both YAML versions read alike.
+func decimalInt(v string) (int64, bool) {
+	if len(v) > 0 && len(v) <= 18 && (v == "0" || v[0] >= '1' && v[0] <= '9' || v[0] == '-' && len(v) > 1 && v[1] >= '1' && v[1] <= '9') {
+		if i, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// plainString reports whether the plain scalar v, which go-yaml reads as a
+// string, is one in YAML 1.1 too: it starts with a letter and is no YAML 1.1
+// boolean, or with a slash, or it is an IPv4 address or a duration.
+func plainString(v string) bool {
+	c := v[0] // a plain string scalar is not empty
+	letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	return letter && !yaml11Bools[strings.ToLower(v)] || c == '/' || dottedQuad.MatchString(v) || duration.MatchString(v)
+}
+
 func fastScalar(n *yaml.Node) (any, bool) {
 	if n.Style&yaml.TaggedStyle != 0 {
 		return nil, false
@@ -83,24 +120,16 @@ func fastScalar(n *yaml.Node) (any, bool) {
 	v := n.Value
 	switch n.Tag {
 	case "!!null":
-		return nil, v == "" || v == "~" || v == "null" || v == "Null" || v == "NULL"
+		return nil, plainNull(v)
 	case "!!bool":
-		switch v {
-		case "true", "True", "TRUE":
-			return true, true
-		case "false", "False", "FALSE":
-			return false, true
-		}
+		b, ok := plainBool(v)
+		return b, ok
 	case "!!int":
-		if len(v) > 0 && len(v) <= 18 && (v == "0" || v[0] >= '1' && v[0] <= '9' || v[0] == '-' && len(v) > 1 && v[1] >= '1' && v[1] <= '9') {
-			if i, err := strconv.ParseInt(v, 10, 64); err == nil {
-				return i, true
-			}
+		if i, ok := decimalInt(v); ok {
+			return i, true
 		}
 	case "!!str":
-		c := v[0] // a plain !!str scalar is not empty
-		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		return v, letter && !yaml11Bools[strings.ToLower(v)] || c == '/' || dottedQuad.MatchString(v) || duration.MatchString(v)
+		return v, plainString(v)
 	}
 	return nil, false
 }

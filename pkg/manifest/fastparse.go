@@ -398,53 +398,24 @@ func quoted(s string) (string, int, bool) {
 	return "", 0, false // not closed on its line
 }
 
-// plain reads a plain scalar as fastScalar reads go-yaml's node of it:
-// null, a boolean, a decimal integer, or a string that starts with a
-// letter (and is no YAML 1.1 boolean) or a slash, or is an IPv4 address
-// or a duration.
-// It reports false for every other scalar, and for text that would not be
-// one plain scalar to go-yaml.
+// plain reads a plain scalar as fastScalar reads go-yaml's node of it,
+// by the same rules (plainNull, plainBool, plainString, decimalInt), and
+// reports false for every other scalar.
 func plain(v string) (any, bool) {
-	if v == "" {
-		return nil, false
-	}
-	switch v {
-	case "~", "null", "Null", "NULL":
-		return nil, true
-	case "true", "True", "TRUE":
-		return true, true
-	case "false", "False", "FALSE":
-		return false, true
-	}
-	c := v[0]
 	switch {
-	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-		if yaml11Bools[strings.ToLower(v)] || strings.Contains(v, " #") {
-			return nil, false
-		}
-		return v, true
-	case c == '/':
-		return v, !strings.Contains(v, " #")
-	case dottedQuad.MatchString(v), duration.MatchString(v):
+	case v == "":
+		return nil, false
+	case plainNull(v):
+		return nil, true
+	}
+	if b, ok := plainBool(v); ok {
+		return b, true
+	}
+	if plainString(v) {
 		return v, true
 	}
-	if len(v) <= 18 && (v == "0" || c >= '1' && c <= '9' || c == '-' && len(v) > 1 && v[1] >= '1' && v[1] <= '9') {
-		var n int64
-		neg := c == '-'
-		digits := v
-		if neg {
-			digits = v[1:]
-		}
-		for i := 0; i < len(digits); i++ {
-			if digits[i] < '0' || digits[i] > '9' {
-				return nil, false
-			}
-			n = n*10 + int64(digits[i]-'0')
-		}
-		if neg {
-			n = -n
-		}
-		return n, true
+	if i, ok := decimalInt(v); ok {
+		return i, true
 	}
 	return nil, false
 }
