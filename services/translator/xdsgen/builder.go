@@ -425,6 +425,7 @@ func (b *Builder) diffAPIListeners(gw *irv1.Gateway, hosts map[string]bool, all 
 			hosts[h] = true
 		}
 	}
+	tails := map[string][]byte{} // each route configuration's connection manager
 	for h := range hosts {
 		var rc string
 		for _, hd := range b.holders[h] {
@@ -440,7 +441,7 @@ func (b *Builder) diffAPIListeners(gw *irv1.Gateway, hosts map[string]bool, all 
 		var nu *piece
 		if rc != "" {
 			var err error
-			if nu, err = encodeAPIListener(h, rc); err != nil {
+			if nu, err = encodeAPIListener(h, rc, tails); err != nil {
 				return err
 			}
 			b.apis[h] = nu

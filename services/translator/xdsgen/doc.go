@@ -7,6 +7,13 @@
 // (and every typed config inside one, which ValidateAll does not reach)
 // and the whole set for consistency, and packs it as a [busv1.XdsSnapshot].
 //
+// Encoding: a cluster and a load assignment of the common shape (no TLS to
+// verify) and an API listener are written straight into protobuf's wire
+// format, byte for byte what proto's deterministic marshalling of the
+// same message gives, and checked for what ValidateAll would reject; the
+// other resources are built as messages, checked and marshalled (see
+// wire.go).
+//
 // Naming: the Envoy listener and its RouteConfiguration are named like the IR
 // listener ("http-8080"); a cluster and its ClusterLoadAssignment are named
 // like the IR backend ("<namespace>/<service>/<port>"); an SDS secret like

@@ -33,6 +33,11 @@ func encodePiece(typeURL string, m proto.Message, name string, fill func(*busv1.
 	if err != nil {
 		return nil, fmt.Errorf("%w: marshal %s %s: %v", ErrInvalid, shortType(typeURL), name, err)
 	}
+	return pieceOf(typeURL, value, name, fill)
+}
+
+// pieceOf is the piece of one encoded resource.
+func pieceOf(typeURL string, value []byte, name string, fill func(*busv1.XdsResource)) (*piece, error) {
 	r := &busv1.XdsResource{TypeUrl: typeURL, Name: name, Value: value, Version: xdsbucket.Version(value)}
 	if fill != nil {
 		fill(r)
@@ -149,22 +154,39 @@ func narrowHost(vh *routev3.VirtualHost, err error) error {
 // encodeBackend returns the pieces of an IR backend: its cluster and its
 // load assignment.
 func encodeBackend(be *irv1.Backend) ([2]*piece, error) {
-	c, err := Cluster(be)
+	cp, err := encodeCluster(be)
 	if err != nil {
 		return [2]*piece{}, err
 	}
-	cp, err := newPiece(resourcev3.ClusterType, c, c.GetName(), nil)
-	if err != nil {
-		return [2]*piece{}, err
+	var lp *piece
+	if v, ok := loadAssignmentWire(be); ok {
+		lp, err = pieceOf(resourcev3.EndpointType, v, be.GetName(), nil)
+	} else {
+		lp, err = newPiece(resourcev3.EndpointType, LoadAssignment(be), be.GetName(), nil)
 	}
-	for _, s := range clusterSecrets(c) {
-		cp.refs = append(cp.refs, ref{resourcev3.SecretType, s})
-	}
-	lp, err := newPiece(resourcev3.EndpointType, LoadAssignment(be), be.GetName(), nil)
 	if err != nil {
 		return [2]*piece{}, err
 	}
 	return [2]*piece{cp, lp}, nil
+}
+
+// encodeCluster is the piece of a backend's cluster.
+func encodeCluster(be *irv1.Backend) (*piece, error) {
+	if v, ok := clusterWire(be); ok {
+		return pieceOf(resourcev3.ClusterType, v, be.GetName(), nil) // no TLS: no secrets
+	}
+	c, err := Cluster(be)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := newPiece(resourcev3.ClusterType, c, c.GetName(), nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range clusterSecrets(c) {
+		cp.refs = append(cp.refs, ref{resourcev3.SecretType, s})
+	}
+	return cp, nil
 }
 
 func (b *Builder) secret(s *irv1.Secret, next map[*irv1.Secret]*piece) (*piece, error) {
@@ -205,7 +227,33 @@ func udpWeightedPieces(gw *irv1.Gateway) ([]*piece, error) {
 
 // encodeAPIListener is the piece of the API listener of host, whose routes
 // are the route configuration routeConfig.
-func encodeAPIListener(host, routeConfig string) (*piece, error) {
+func encodeAPIListener(host, routeConfig string, tails map[string][]byte) (*piece, error) {
+	proxyless := func(r *busv1.XdsResource) { r.Proxyless = true }
+	tail, ok := tails[routeConfig]
+	if !ok {
+		var err error
+		if tail, err = managerTail(host, routeConfig); err != nil {
+			return nil, err
+		}
+		tails[routeConfig] = tail
+	}
+	var p *piece
+	var err error
+	if v, ok := apiListenerWire(host, tail); ok {
+		p, err = pieceOf(resourcev3.ListenerType, v, host, proxyless)
+	} else {
+		p, err = encodeAPIListenerMessage(host, routeConfig, proxyless)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.refs = []ref{{resourcev3.RouteType, routeConfig}}
+	return p, nil
+}
+
+// encodeAPIListenerMessage encodes the API listener of host through its
+// message.
+func encodeAPIListenerMessage(host, routeConfig string, fill func(*busv1.XdsResource)) (*piece, error) {
 	lis, err := apiListener(host, routeConfig, routerFilter)
 	if err != nil {
 		return nil, err
@@ -213,12 +261,7 @@ func encodeAPIListener(host, routeConfig string) (*piece, error) {
 	if err := lis.ValidateAll(); err != nil {
 		return nil, fmt.Errorf("%w: proxyless listener %s: %v", ErrInvalid, host, err)
 	}
-	p, err := encodePiece(resourcev3.ListenerType, lis, host, func(r *busv1.XdsResource) { r.Proxyless = true })
-	if err != nil {
-		return nil, err
-	}
-	p.refs = []ref{{resourcev3.RouteType, routeConfig}}
-	return p, nil
+	return encodePiece(resourcev3.ListenerType, lis, host, fill)
 }
 
 // clusterSecrets are the SDS secrets a cluster presents to its backends.
