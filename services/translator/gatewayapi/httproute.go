@@ -2,7 +2,6 @@ package gatewayapi
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	busv1 "github.com/gatewire/gatewire/proto/gatewire/bus/v1"
@@ -77,15 +76,12 @@ func routeHostnames(hs []gatewayv1.Hostname) ([]string, *problem) {
 	out := make([]string, len(hs))
 	for i, h := range hs {
 		out[i] = string(h)
-		if len(h) > 253 || !routeHostname.MatchString(string(h)) {
+		if len(h) > 253 || !isRouteHostname(string(h)) {
 			return out, unsupported("hostnames[%d]: %q is not a valid hostname", i, h)
 		}
 	}
 	return out, nil
 }
-
-// routeHostname is the syntax of a route's hostname.
-var routeHostname = regexp.MustCompile(`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 // names reports whether ref, from a route in namespace ns, names the
 // translated gateway or one of its ListenerSets.

@@ -2,7 +2,6 @@ package gatewayapi
 
 import (
 	"fmt"
-	"regexp"
 	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
@@ -15,15 +14,6 @@ import (
 // provider are not validated by an API server, and one bad value must not
 // make a whole gateway's configuration invalid. A failed check is a problem
 // that names the field.
-
-var (
-	// pathChars are the characters of Exact and PathPrefix paths.
-	pathChars = regexp.MustCompile(`^(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|%[0-9a-fA-F]{2})+$`)
-	// headerNameChars are the characters of an HTTP header (token) name.
-	headerNameChars = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+\\-.^_`|~]+$")
-	// preciseHostname is an RFC 1123 hostname without wildcard.
-	preciseHostname = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-)
 
 // maxRegexProgram is the largest estimated RE2 program gatewire sends to
 // Envoy. Envoy refuses a regular expression whose program is larger than
@@ -52,7 +42,7 @@ func checkPath(path, field string) *problem {
 		return unsupported("%s: %q must start with '/'", field, path)
 	case len(path) > 1024:
 		return unsupported("%s: longer than 1024 characters", field)
-	case !pathChars.MatchString(path):
+	case !isPathSyntax(path):
 		return unsupported("%s: %q has characters that are not allowed in a path", field, path)
 	}
 	for _, bad := range []string{"//", "/./", "/../", "%2f", "%2F"} {
@@ -68,7 +58,7 @@ func checkPath(path, field string) *problem {
 
 // checkHeaderName checks an HTTP header or query parameter name.
 func checkHeaderName(name, field string) *problem {
-	if len(name) > 256 || !headerNameChars.MatchString(name) {
+	if len(name) > 256 || !isHeaderName(name) {
 		return unsupported("%s: %q is not a valid header name", field, name)
 	}
 	return nil
@@ -90,7 +80,7 @@ func checkHeaderValue(value, field string) *problem {
 
 // checkHostname checks a precise hostname (no wildcard).
 func checkHostname(host, field string) *problem {
-	if len(host) > 253 || !preciseHostname.MatchString(host) {
+	if len(host) > 253 || !isPreciseHostname(host) {
 		return unsupported("%s: %q is not a valid hostname", field, host)
 	}
 	return nil
