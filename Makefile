@@ -63,7 +63,7 @@ FUZZTIME ?= 30s
 FUZZ_TARGETS := FuzzDecodeValue:./pkg/bus FuzzApply:./services/translator/resources \
 	FuzzDecode:./pkg/manifest FuzzDiscoveryRequest:./services/xds FuzzTranslate:./services/translator \
 	FuzzObjectJSON:./services/provider/file FuzzFastYAML:./cmd/gatewire FuzzParseFast:./pkg/manifest \
-	FuzzWire:./services/translator/xdsgen FuzzSyntax:./services/translator/gatewayapi
+	FuzzWire:./services/translator/xdsgen FuzzVhostWire:./services/translator/xdsgen FuzzSyntax:./services/translator/gatewayapi
 
 .PHONY: fuzz
 fuzz: ## Run each fuzz target (bus codec, Resource objects, manifests, the fast YAML reader, xDS requests, translation, the wire encoders of xDS resources, the syntaxes of paths, header names and hostnames, published object JSON, printed YAML) for $(FUZZTIME); crashers land in the package's testdata/fuzz.

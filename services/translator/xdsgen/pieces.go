@@ -111,6 +111,39 @@ func listenerHash(l *irv1.Listener, cors bool) ([sha256.Size]byte, error) {
 // encodeVhost returns the piece of one virtual host of listener l's route
 // configuration.
 func encodeVhost(vh *irv1.VirtualHost, l *irv1.Listener) (*piece, error) {
+	fill := func(r *busv1.XdsResource) {
+		r.RouteConfiguration, r.Order = l.GetName(), xdsbucket.VirtualHostOrder(vh.GetName())
+	}
+	if v, refs, ok := vhostWire(vh); ok {
+		p, err := pieceOf(xdsbucket.VirtualHostType, v, vh.GetName(), fill)
+		if err != nil {
+			return nil, err
+		}
+		p.refs = refs // simple routes have no CORS policy
+		return p, nil
+	}
+	evh, err := vhostMessage(vh, l)
+	if err != nil {
+		return nil, err
+	}
+	p, err := encodePiece(xdsbucket.VirtualHostType, evh, vh.GetName(), fill)
+	if err != nil {
+		return nil, err
+	}
+	for _, rt := range evh.GetRoutes() {
+		for _, c := range routeClusters(rt.GetRoute()) {
+			p.refs = append(p.refs, ref{resourcev3.ClusterType, c})
+		}
+	}
+	if vhostCORS(vh) {
+		p.cors = 1
+	}
+	return p, nil
+}
+
+// vhostMessage is the Envoy virtual host of vh on listener l, checked
+// with ValidateAll.
+func vhostMessage(vh *irv1.VirtualHost, l *irv1.Listener) (*routev3.VirtualHost, error) {
 	routes := make([]*routev3.Route, 0, len(vh.GetRoutes()))
 	for _, r := range vh.GetRoutes() {
 		rs, err := envoyRoutes(r, l)
@@ -123,21 +156,7 @@ func encodeVhost(vh *irv1.VirtualHost, l *irv1.Listener) (*piece, error) {
 	if err := evh.ValidateAll(); err != nil {
 		return nil, fmt.Errorf("%w: %s %s: %v", ErrInvalid, shortType(resourcev3.RouteType), l.GetName(), narrowHost(evh, err))
 	}
-	p, err := encodePiece(xdsbucket.VirtualHostType, evh, vh.GetName(), func(r *busv1.XdsResource) {
-		r.RouteConfiguration, r.Order = l.GetName(), xdsbucket.VirtualHostOrder(vh.GetName())
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, rt := range routes {
-		for _, c := range routeClusters(rt.GetRoute()) {
-			p.refs = append(p.refs, ref{resourcev3.ClusterType, c})
-		}
-	}
-	if vhostCORS(vh) {
-		p.cors = 1
-	}
-	return p, nil
+	return evh, nil
 }
 
 // narrowHost names the route of a virtual host that fails validation,
