@@ -26,51 +26,55 @@ func vhostWire(vh *irv1.VirtualHost) ([]byte, []ref, bool) {
 		return nil, nil, false
 	}
 	size := sizeString(1, vh.GetName()) + sizeString(2, vh.GetHostname())
-	var refs []ref
+	routes := make([]wireRoute, 0, 2*len(vh.GetRoutes()))
 	for _, r := range vh.GetRoutes() {
 		if !simpleRoute(r) {
 			return nil, nil, false
 		}
-		for _, er := range wireRoutes(r) {
-			size += sizeMessage(3, er.size())
-			for _, b := range r.GetAction().GetBackends() {
-				refs = append(refs, ref{resourcev3.ClusterType, b.GetBackend()})
-			}
+		routes = appendWireRoutes(routes, r)
+	}
+	refs := make([]ref, 0, 2*len(routes))
+	for i := range routes {
+		w := &routes[i]
+		w.sizes()
+		size += sizeMessage(3, w.size)
+		for _, b := range w.r.GetAction().GetBackends() {
+			refs = append(refs, ref{resourcev3.ClusterType, b.GetBackend()})
 		}
 	}
 	b := make([]byte, 0, size)
 	b = appendString(b, 1, vh.GetName())     // VirtualHost.name
 	b = appendString(b, 2, vh.GetHostname()) // VirtualHost.domains
-	for _, r := range vh.GetRoutes() {
-		for _, er := range wireRoutes(r) {
-			b = appendMessageHead(b, 3, er.size()) // VirtualHost.routes
-			b = er.append(b)
-		}
+	for i := range routes {
+		b = appendMessageHead(b, 3, routes[i].size) // VirtualHost.routes
+		b = routes[i].append(b)
 	}
 	return b, refs, true
 }
 
-// wireRoute is one Envoy route of an IR route: its name and what it
-// matches the path with (a prefix, or the exact path).
+// wireRoute is one Envoy route of an IR route: its name, what it matches
+// the path with (a prefix, or the exact path), and the sizes of the Route
+// and of its match and action.
 type wireRoute struct {
-	r          *irv1.Route
-	name, path string
-	exact      bool
+	r                   *irv1.Route
+	name, path          string
+	exact               bool
+	size, match, action int
 }
 
-// wireRoutes are the Envoy routes of a simple route, as envoyRoutes and
-// splitPrefix make them.
-func wireRoutes(r *irv1.Route) []wireRoute {
+// appendWireRoutes appends the Envoy routes of a simple route, as
+// envoyRoutes and splitPrefix make them.
+func appendWireRoutes(out []wireRoute, r *irv1.Route) []wireRoute {
 	p := r.GetMatch().GetPath()
 	if p.GetType() == irv1.PathMatch_TYPE_EXACT {
-		return []wireRoute{{r: r, name: r.GetName(), path: p.GetValue(), exact: true}}
+		return append(out, wireRoute{r: r, name: r.GetName(), path: p.GetValue(), exact: true})
 	}
 	prefix := strings.TrimRight(p.GetValue(), "/") + "/"
-	out := wireRoute{r: r, name: r.GetName(), path: prefix}
+	w := wireRoute{r: r, name: r.GetName(), path: prefix}
 	if prefix == "/" || r.GetAction().GetGrpc() {
-		return []wireRoute{out}
+		return append(out, w)
 	}
-	return []wireRoute{{r: r, name: r.GetName() + "/exact", path: strings.TrimSuffix(prefix, "/"), exact: true}, out}
+	return append(out, wireRoute{r: r, name: r.GetName() + "/exact", path: prefix[:len(prefix)-1], exact: true}, w)
 }
 
 // simpleRoute reports whether a route takes the wire encoder: it forwards
@@ -128,23 +132,32 @@ func simpleModifier(m *irv1.HeaderModifier) bool {
 // clean reports whether s is valid UTF-8 without NUL, CR or LF: what
 // every string of these messages must be.
 func clean(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsAny(s, "\x00\r\n")
+	for i := range len(s) {
+		switch c := s[i]; {
+		case c == 0 || c == '\n' || c == '\r':
+			return false
+		case c >= utf8.RuneSelf:
+			return utf8.ValidString(s[i:]) && !strings.ContainsAny(s[i:], "\x00\r\n")
+		}
+	}
+	return true
 }
 
-// size is the size of the Route message.
-func (w wireRoute) size() int {
+// sizes sets the sizes of the Route, its match and its action.
+func (w *wireRoute) sizes() {
 	a := w.r.GetAction()
-	n := sizeMessage(1, w.matchSize()) + sizeMessage(2, actionSize(a.GetBackends())) +
+	w.match, w.action = w.matchSize(), actionSize(a.GetBackends())
+	w.size = sizeMessage(1, w.match) + sizeMessage(2, w.action) +
 		modifierSize(9, 12, a.GetRequestHeaders()) + modifierSize(10, 11, a.GetResponseHeaders())
 	if w.name != "" {
-		n += sizeString(14, w.name)
+		w.size += sizeString(14, w.name)
 	}
-	return n
 }
 
-func (w wireRoute) append(b []byte) []byte {
+// append appends the Route, once its sizes are set.
+func (w *wireRoute) append(b []byte) []byte {
 	a := w.r.GetAction()
-	b = appendMessageHead(b, 1, w.matchSize()) // Route.match
+	b = appendMessageHead(b, 1, w.match) // Route.match
 	b = w.appendMatch(b)
 	b = appendHeaderOptions(b, 9, a.GetRequestHeaders())   // Route.request_headers_to_add
 	b = appendHeaderOptions(b, 10, a.GetResponseHeaders()) // Route.response_headers_to_add
@@ -157,19 +170,19 @@ func (w wireRoute) append(b []byte) []byte {
 	if w.name != "" {
 		b = appendString(b, 14, w.name) // Route.name
 	}
-	b = appendMessageHead(b, 2, actionSize(a.GetBackends())) // Route.route, a oneof
+	b = appendMessageHead(b, 2, w.action) // Route.route, a oneof
 	return appendAction(b, a.GetBackends())
 }
 
 // pathField is RouteMatch.prefix (1) or RouteMatch.path (2).
-func (w wireRoute) pathField() protowire.Number {
+func (w *wireRoute) pathField() protowire.Number {
 	if w.exact {
 		return 2
 	}
 	return 1
 }
 
-func (w wireRoute) matchSize() int {
+func (w *wireRoute) matchSize() int {
 	n := sizeString(w.pathField(), w.path)
 	for _, h := range w.r.GetMatch().GetHeaders() {
 		n += sizeMessage(6, headerMatcherSize(h))
@@ -177,7 +190,7 @@ func (w wireRoute) matchSize() int {
 	return n
 }
 
-func (w wireRoute) appendMatch(b []byte) []byte {
+func (w *wireRoute) appendMatch(b []byte) []byte {
 	for _, h := range w.r.GetMatch().GetHeaders() {
 		b = appendMessageHead(b, 6, headerMatcherSize(h))         // RouteMatch.headers
 		b = appendString(b, 1, h.GetName())                       // HeaderMatcher.name

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -179,4 +180,13 @@ func FuzzVhostWire(f *testing.F) {
 		single.Action.Backends = single.Action.Backends[:1]
 		compareVhost(t, &irv1.VirtualHost{Name: host, Hostname: host, Routes: []*irv1.Route{r, single}})
 	})
+}
+
+func TestClean(t *testing.T) {
+	for _, s := range []string{"", "a", "abc", "a\x00", "\nb", "a\r", "é", "éa\n", "é\x00", "\xff", "a\xffb", "ok é ok", "é\xff"} {
+		want := utf8.ValidString(s) && !strings.ContainsAny(s, "\x00\r\n")
+		if got := clean(s); got != want {
+			t.Errorf("clean(%q) = %v, want %v", s, got, want)
+		}
+	}
 }
