@@ -18,9 +18,11 @@ import (
 // without building the messages, checking them with ValidateAll and
 // marshalling them: those steps were a third of a whole translation's
 // CPU, most of it allocating and collecting messages that live for one
-// call. The bytes are those proto's deterministic marshalling gives (every
-// field in field-number order, a set oneof field or message even when
-// empty); TestWireMatchesProto and FuzzWire compare the two, and
+// call. The bytes are those proto's deterministic marshalling gives: a
+// message's fields in field-number order, then the set fields of its
+// oneofs in the order the oneofs are declared (protobuf-go keeps the
+// order of the historic implementation), and a set oneof field or message
+// even when empty. TestWireMatchesProto and FuzzWire compare the two, and
 // TestWireGolden every resource of the golden cases. What ValidateAll
 // would check is checked here (a cluster's name and an address are not
 // empty, a port is at most 65535), and every string is valid UTF-8, as
