@@ -121,6 +121,15 @@ func NewSet() *Set {
 		pages: map[string][]page{}, pageSpan: defaultPageSpan}
 }
 
+// Reserve makes room for n resources in an empty set, so that filling
+// it does not grow its index step by step; it does nothing to a set that
+// holds resources.
+func (s *Set) Reserve(n int) {
+	if len(s.entries) == 0 {
+		s.entries = make(map[string]entry, n)
+	}
+}
+
 // Len is the number of resources of the set.
 func (s *Set) Len() int { return len(s.entries) }
 

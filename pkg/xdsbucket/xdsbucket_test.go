@@ -257,3 +257,21 @@ func TestStageRefusesInlineCommits(t *testing.T) {
 		t.Fatalf("commit with inline proxyless listeners: %+v, want an error", r)
 	}
 }
+
+// TestReserveKeepsResources checks that Reserve prepares an empty set and
+// leaves a set that holds resources as it is.
+func TestReserveKeepsResources(t *testing.T) {
+	s := xdsbucket.NewSet()
+	s.Reserve(100)
+	a := &busv1.XdsResource{TypeUrl: xdsbucket.ClusterType, Name: "a", Value: []byte("a")}
+	if _, changed, err := s.Put(a); err != nil || !changed {
+		t.Fatalf("Put after Reserve: changed %v, %v", changed, err)
+	}
+	s.Reserve(100)
+	if s.Len() != 1 {
+		t.Fatalf("Reserve on a set of one resource left %d", s.Len())
+	}
+	if _, changed, err := s.Put(a); err != nil || changed {
+		t.Fatalf("the same resource again: changed %v, %v", changed, err)
+	}
+}

@@ -509,6 +509,9 @@ func (b *Builder) count(d *delta) error {
 func (b *Builder) apply(gw *irv1.Gateway, d *delta) (*Build, error) {
 	out := &Build{Set: b.set, Full: b.fresh}
 	added := make(map[string]bool, len(d.adds))
+	if b.fresh {
+		b.set.Reserve(len(d.adds))
+	}
 	for _, p := range d.adds {
 		added[p.suffix] = true
 		if _, changed, err := b.set.Put(p.res); err != nil {
