@@ -144,15 +144,10 @@ func encodeVhost(vh *irv1.VirtualHost, l *irv1.Listener) (*piece, error) {
 // vhostMessage is the Envoy virtual host of vh on listener l, checked
 // with ValidateAll.
 func vhostMessage(vh *irv1.VirtualHost, l *irv1.Listener) (*routev3.VirtualHost, error) {
-	routes := make([]*routev3.Route, 0, len(vh.GetRoutes()))
-	for _, r := range vh.GetRoutes() {
-		rs, err := envoyRoutes(r, l)
-		if err != nil {
-			return nil, fmt.Errorf("route configuration %s, route %s: %w", l.GetName(), r.GetName(), err)
-		}
-		routes = append(routes, rs...)
+	evh, err := virtualHost(vh, l)
+	if err != nil {
+		return nil, err
 	}
-	evh := &routev3.VirtualHost{Name: vh.GetName(), Domains: []string{vh.GetHostname()}, Routes: routes}
 	if err := evh.ValidateAll(); err != nil {
 		return nil, fmt.Errorf("%w: %s %s: %v", ErrInvalid, shortType(resourcev3.RouteType), l.GetName(), narrowHost(evh, err))
 	}

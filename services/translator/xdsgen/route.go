@@ -30,21 +30,27 @@ func RouteConfiguration(l *irv1.Listener) (*routev3.RouteConfiguration, error) {
 		VirtualHosts:             make([]*routev3.VirtualHost, 0, len(l.GetVirtualHosts())),
 	}
 	for _, vh := range l.GetVirtualHosts() {
-		routes := make([]*routev3.Route, 0, len(vh.GetRoutes()))
-		for _, r := range vh.GetRoutes() {
-			rs, err := envoyRoutes(r, l)
-			if err != nil {
-				return nil, fmt.Errorf("route configuration %s, route %s: %w", l.GetName(), r.GetName(), err)
-			}
-			routes = append(routes, rs...)
+		evh, err := virtualHost(vh, l)
+		if err != nil {
+			return nil, err
 		}
-		rc.VirtualHosts = append(rc.VirtualHosts, &routev3.VirtualHost{
-			Name:    vh.GetName(),
-			Domains: []string{vh.GetHostname()},
-			Routes:  routes,
-		})
+		rc.VirtualHosts = append(rc.VirtualHosts, evh)
 	}
 	return rc, nil
+}
+
+// virtualHost is the Envoy virtual host of vh on listener l: its routes in
+// IR order, its one domain the IR hostname.
+func virtualHost(vh *irv1.VirtualHost, l *irv1.Listener) (*routev3.VirtualHost, error) {
+	routes := make([]*routev3.Route, 0, len(vh.GetRoutes()))
+	for _, r := range vh.GetRoutes() {
+		rs, err := envoyRoutes(r, l)
+		if err != nil {
+			return nil, fmt.Errorf("route configuration %s, route %s: %w", l.GetName(), r.GetName(), err)
+		}
+		routes = append(routes, rs...)
+	}
+	return &routev3.VirtualHost{Name: vh.GetName(), Domains: []string{vh.GetHostname()}, Routes: routes}, nil
 }
 
 // envoyRoutes returns the Envoy routes of an IR route on listener l: one,
