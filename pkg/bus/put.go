@@ -23,9 +23,12 @@ type putOptions struct {
 	hasSource   bool
 	revision    uint64
 	hasRevision bool
-	headers     nats.Header
+	headers     []header // in the order given; a later one of a name wins
 	marshalled  []byte
 }
+
+// header is one header of the writer's own.
+type header struct{ name, value string }
 
 // WithSourceRevision stamps an output with the revision of the resources it
 // was computed from. The write is refused with [ErrStale] when the stored
@@ -46,12 +49,7 @@ func WithRevision(rev uint64) PutOption {
 // [Entry.Header], also on a [HeadersOnly] watch. Headers the bus sets
 // itself, and names that start with "Nats-" or "KV-", are left alone.
 func WithHeader(name, value string) PutOption {
-	return func(o *putOptions) {
-		if o.headers == nil {
-			o.headers = nats.Header{}
-		}
-		o.headers.Set(name, value)
-	}
+	return func(o *putOptions) { o.headers = append(o.headers, header{name, value}) }
 }
 
 // WithMarshalled gives Put the value already marshalled, deterministically
@@ -65,16 +63,18 @@ func WithMarshalled(data []byte) PutOption {
 // addHeaders copies the writer's headers into h, except those it must not
 // change.
 func (o *putOptions) addHeaders(h nats.Header) {
-	for name, values := range o.headers {
-		if reservedHeader(name) {
-			continue
+	for _, hd := range o.headers {
+		if !reservedHeader(hd.name) {
+			h.Set(hd.name, hd.value)
 		}
-		h[name] = values
 	}
 }
 
+// reservedHeaders are the headers the bus sets itself.
+var reservedHeaders = []string{HeaderType, HeaderSourceRevision, HeaderEncoding, HeaderObject, "traceparent", "tracestate"}
+
 func reservedHeader(name string) bool {
-	for _, r := range []string{HeaderType, HeaderSourceRevision, HeaderEncoding, HeaderObject, "traceparent", "tracestate"} {
+	for _, r := range reservedHeaders {
 		if strings.EqualFold(name, r) {
 			return true
 		}
