@@ -72,9 +72,9 @@ fuzz: ## Run each fuzz target (bus codec, Resource objects, manifests, the fast 
 	done
 
 .PHONY: bench
-bench: ## Run the benchmarks (translation of 100 to 10,000 HTTPRoutes, endpoint updates, `gatewire translate` on 1,000 routes, decoding a route's and its backends' manifests, a batch of 1,000 writes to the bus, scale-out over 1 and 2 translators, standalone memory and propagation with 1,000 routes, idle memory per process on the quickstart, xDS fan-out of one edit to 1,000 and 5,000 streams, propagation over real processes at BENCH_SIZES routes (300 to 10,000): cold start, snapshots, edit p50/p90/p99, memory per process; `gatewire translate` on 10,000 routes) and print their medians.
+bench: ## Run the benchmarks (translation of 100 to 10,000 HTTPRoutes, one route edit at 300 to 10,000, endpoint updates, `gatewire translate` on 1,000 routes, decoding a route's and its backends' manifests, a batch of 1,000 writes to the bus, scale-out over 1 and 2 translators, standalone memory and propagation with 1,000 routes, idle memory per process on the quickstart, xDS fan-out of one edit to 1,000 and 5,000 streams, propagation over real processes at BENCH_SIZES routes (300 to 10,000): cold start, snapshots, edit p50/p90/p99, memory per process; `gatewire translate` on 10,000 routes) and print their medians.
 	@mkdir -p $(BIN)
-	go test -run '^$$' -bench 'Translate|EndpointChange' -benchmem -count $(BENCH_COUNT) ./services/translator/ | tee $(BIN)/bench.txt
+	go test -run '^$$' -bench 'Translate|EndpointChange|RouteEdit' -benchmem -count $(BENCH_COUNT) ./services/translator/ | tee $(BIN)/bench.txt
 	go test -run '^$$' -bench TranslateCommand -benchmem -count $(BENCH_COUNT) ./cmd/gatewire/ | tee -a $(BIN)/bench.txt
 	go test -run '^$$' -bench 'Decode$$' -benchmem -count $(BENCH_COUNT) ./pkg/manifest/ | tee -a $(BIN)/bench.txt
 	go test -run '^$$' -bench 'BatchPut$$' -benchmem -count $(BENCH_COUNT) ./pkg/bus/ | tee -a $(BIN)/bench.txt
