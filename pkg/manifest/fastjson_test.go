@@ -2,9 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -90,25 +87,17 @@ ab: [10s, 1h30m, 500ms, 1h2m3s4ms, 5d, 1h2m3s4ms5s, 123456s, 1_0s, 0x10s]
 			t.Errorf("fastJSON converted the ambiguous scalar %q", v)
 		}
 	}
-	root := filepath.Join("..", "..")
 	files := 0
-	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != root {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".yaml") || !strings.Contains(path, "testdata") && !strings.Contains(path, "examples") {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil || len(data) > 1<<20 {
-			return nil
+	repoYAML(t, func(path string, data []byte) {
+		if !strings.Contains(path, "testdata") && !strings.Contains(path, "examples") || len(data) > 1<<20 {
+			return
 		}
 		files++
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		for {
 			var doc yaml.Node
 			if dec.Decode(&doc) != nil {
-				return nil
+				return
 			}
 			check(path, &doc)
 		}

@@ -3,8 +3,6 @@ package manifest
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -151,17 +149,7 @@ func TestParseFastMatches(t *testing.T) {
 	// the rest use what parseFast leaves to go-yaml (block scalars of
 	// certificates, values such as 5s or a UID that starts with a digit).
 	read, files, inputsRead, inputs := 0, 0, 0, 0
-	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() && e.Name() == ".git" {
-			return cmpSkip(err)
-		}
-		if e.IsDir() || !strings.HasSuffix(path, ".yaml") {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	repoYAML(t, func(path string, data []byte) {
 		fast := checkParseFast(t, path, data)
 		example := filepath.Base(filepath.Dir(path)) == "examples"
 		if example && !fast {
@@ -177,11 +165,7 @@ func TestParseFastMatches(t *testing.T) {
 				inputsRead++
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Logf("parseFast read %d of the repository's %d YAML files, %d of its %d inputs", read, files, inputsRead, inputs)
 	if inputs < 50 || inputsRead < inputs*3/4 {
 		t.Errorf("parseFast read %d of %d inputs, want three quarters", inputsRead, inputs)
@@ -189,13 +173,6 @@ func TestParseFastMatches(t *testing.T) {
 }
 
 // cmpSkip skips a .git folder, or returns err.
-func cmpSkip(err error) error {
-	if err != nil {
-		return err
-	}
-	return filepath.SkipDir
-}
-
 // FuzzParseFast checks parseFast against go-yaml on any bytes (see
 // checkParseFast).
 func FuzzParseFast(f *testing.F) {
